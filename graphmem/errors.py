@@ -1,0 +1,125 @@
+"""graphmem's exception tree. Every error graphmem raises derives from :class:`GraphmemError`.
+
+::
+
+    GraphmemError
+    ├── ConfigurationError            bad or missing settings (names the setting)
+    ├── ValidationError               bad input (names the offending value); also a ValueError
+    │   ├── EmptyTextError            empty or whitespace-only text
+    │   ├── EmbeddingDimensionError   dimension 0, > 4096, NaN, or different from the index
+    │   ├── TrajectoryError           a trajectory without actions, a malformed record
+    │   └── InputFormatError          a malformed JSON/JSONL line or file (names file and line)
+    ├── QueryRegistryError            a Cypher file's header disagrees with its body (names the file)
+    ├── UnknownQueryError             a query name that is not in the registry
+    ├── MigrationError                a migration failed, or an applied one changed on disk
+    │   └── MigrationLockedError      another process holds the migration lock
+    ├── ControllerError               an LLM controller/extractor gave invalid output twice
+    ├── LauncherError                 the local Neo4j launcher could not be built or started
+    └── DatabaseError                 a Neo4j error, translated (``__cause__`` keeps the original)
+        ├── ServiceUnavailableError   the server cannot be reached
+        ├── AuthenticationError       credentials were refused
+        ├── ConstraintViolationError  a uniqueness constraint was violated
+        └── QueryError                the server rejected a query (syntax, types, ...)
+"""
+
+from __future__ import annotations
+
+
+class GraphmemError(Exception):
+    """Root of every error graphmem raises."""
+
+
+class ConfigurationError(GraphmemError):
+    """A setting is missing or has a bad value; the message names the setting."""
+
+
+class ValidationError(GraphmemError, ValueError):
+    """Bad input to a public entry point; the message names the offending value."""
+
+
+class EmptyTextError(ValidationError):
+    """Text that is empty or only whitespace."""
+
+
+class EmbeddingDimensionError(ValidationError):
+    """An embedding or index dimension that is invalid or does not match."""
+
+
+class TrajectoryError(ValidationError):
+    """A trajectory that cannot be used (no actions, missing fields, wrong types)."""
+
+
+class InputFormatError(ValidationError):
+    """A malformed input file or line; the message names the file and the line number."""
+
+
+class QueryRegistryError(GraphmemError):
+    """A Cypher file whose header does not match its body; the message names the file."""
+
+
+class UnknownQueryError(GraphmemError, KeyError):
+    """A query name that the registry does not hold."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class MigrationError(GraphmemError):
+    """A migration could not be applied, or an applied migration's file has changed."""
+
+
+class MigrationLockedError(MigrationError):
+    """Another process holds the migration lock."""
+
+
+class ControllerError(GraphmemError):
+    """An LLM controller or extractor returned invalid output after its retry."""
+
+
+class LauncherError(GraphmemError):
+    """The local Neo4j launcher could not be built, started or stopped."""
+
+
+class DatabaseError(GraphmemError):
+    """A Neo4j error, translated; ``__cause__`` is the driver's exception."""
+
+
+class ServiceUnavailableError(DatabaseError):
+    """The Neo4j server cannot be reached."""
+
+
+class AuthenticationError(DatabaseError):
+    """The Neo4j server refused the credentials."""
+
+
+class ConstraintViolationError(DatabaseError):
+    """A write violated a constraint (e.g. a duplicate id)."""
+
+
+class QueryError(DatabaseError):
+    """The server rejected a query."""
+
+
+def translate_neo4j_error(exc: Exception, query_name: str | None = None) -> GraphmemError:
+    """Map a neo4j driver exception to graphmem's tree; the caller raises it ``from exc``.
+
+    Args:
+        exc: the exception raised by the neo4j driver.
+        query_name: the registry name of the query that failed, named in the message.
+
+    Returns:
+        A :class:`DatabaseError` subclass instance (never raises itself).
+    """
+    from neo4j import exceptions as ne
+
+    where = f" in query {query_name!r}" if query_name else ""
+    message = f"{type(exc).__name__}{where}: {exc}"
+    if isinstance(exc, ne.AuthError):
+        return AuthenticationError(message)
+    if isinstance(exc, (ne.ServiceUnavailable, ne.SessionExpired)):
+        return ServiceUnavailableError(message)
+    if isinstance(exc, ne.ConstraintError):
+        return ConstraintViolationError(message)
+    if isinstance(exc, (ne.CypherSyntaxError, ne.CypherTypeError, ne.ClientError)):
+        return QueryError(message)
+    return DatabaseError(message)

@@ -1,0 +1,114 @@
+"""``GraphMemory``: the facade, one attribute per memory.
+
+    with GraphMemory.from_settings() as mem:
+        mem.state.ingest_file("locomo.json")
+        mem.state.recall("When did Caroline go to the LGBTQ support group?")
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from graphmem.embeddings import Embedder, embedder_from_name
+from graphmem.graph.indexes import check_vector_dimension
+from graphmem.graph.runner import QueryRunner
+from graphmem.names import validate_namespace
+
+if TYPE_CHECKING:
+    from graphmem.associative import AssociativeMemory
+    from graphmem.experience import ExperienceMemory
+    from graphmem.insight import InsightMemory
+    from graphmem.state import StateMemory
+
+
+class GraphMemory:
+    """All four memories on one Neo4j database and one namespace.
+
+    Args:
+        runner: the query runner (see :func:`graphmem.connect.open_runner`).
+        embedder: text embedder; its dimension must match the vector indexes.
+        namespace: tenant scope of every read and write.
+        llm: optional langchain-core ``BaseChatModel``; without one, heuristic controllers run.
+    Raises:
+        EmbeddingDimensionError: an existing vector index has another dimension (checked before
+            anything is written).
+        ValidationError: a bad namespace.
+    """
+
+    def __init__(
+        self,
+        runner: QueryRunner,
+        embedder: Embedder,
+        namespace: str = "default",
+        llm: Any | None = None,
+    ):
+        self.runner = runner
+        self.embedder = embedder
+        self.namespace = validate_namespace(namespace)
+        self.llm = llm
+        check_vector_dimension(runner, embedder.dimension)
+
+    @classmethod
+    def from_settings(
+        cls, namespace: str | None = None, llm: Any | None = None, migrate: bool = False
+    ) -> GraphMemory:
+        """Build from the environment (``NEO4J_*``, ``GRAPHMEM_*``), starting the local Neo4j
+        when no ``NEO4J_URI`` is set. ``migrate=True`` applies pending migrations first."""
+        from graphmem.config import GraphmemSettings, Neo4jSettings
+        from graphmem.connect import open_runner
+
+        settings = GraphmemSettings()
+        runner = open_runner(Neo4jSettings(), settings)
+        if migrate:
+            from graphmem.graph.migrations import Migrator
+
+            Migrator(runner, vector_dimension=settings.vector_dimension).migrate()
+        return cls(
+            runner,
+            embedder_from_name(settings.embedding_model),
+            namespace=namespace or settings.namespace,
+            llm=llm,
+        )
+
+    def _kwargs(self) -> dict[str, Any]:
+        return {"runner": self.runner, "embedder": self.embedder, "namespace": self.namespace,
+                "llm": self.llm}
+
+    @cached_property
+    def insight(self) -> InsightMemory:
+        """Insight memory (EvoGraph-Mem)."""
+        from graphmem.insight import InsightMemory
+
+        return InsightMemory(**self._kwargs())
+
+    @cached_property
+    def experience(self) -> ExperienceMemory:
+        """Experience memory (EMG)."""
+        from graphmem.experience import ExperienceMemory
+
+        return ExperienceMemory(**self._kwargs())
+
+    @cached_property
+    def state(self) -> StateMemory:
+        """State memory (EMIR² SEMG)."""
+        from graphmem.state import StateMemory
+
+        return StateMemory(**self._kwargs())
+
+    @cached_property
+    def associative(self) -> AssociativeMemory:
+        """Associative memory (MRAgent)."""
+        from graphmem.associative import AssociativeMemory
+
+        return AssociativeMemory(**self._kwargs())
+
+    def close(self) -> None:
+        """Close the runner (and its driver if it owns it)."""
+        self.runner.close()
+
+    def __enter__(self) -> GraphMemory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

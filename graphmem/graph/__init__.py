@@ -1,0 +1,1 @@
+"""Graph layer: driver, Cypher registry, the one query runner, migrations, schema."""

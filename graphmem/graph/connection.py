@@ -1,0 +1,26 @@
+"""Driver construction from explicit parameters (settings are turned into these at the edge)."""
+
+from __future__ import annotations
+
+import neo4j
+
+from graphmem.errors import translate_neo4j_error
+
+
+def open_driver(uri: str, username: str, password: str, verify: bool = True) -> neo4j.Driver:
+    """Open a ``neo4j.Driver`` for ``uri`` (``bolt://``, ``neo4j://`` routing, ``+s`` variants).
+
+    Raises:
+        ServiceUnavailableError, AuthenticationError: when ``verify`` and the server cannot be
+            reached or refuses the credentials.
+    """
+    driver = neo4j.GraphDatabase.driver(
+        uri, auth=(username, password), notifications_min_severity="OFF"
+    )
+    if verify:
+        try:
+            driver.verify_connectivity()
+        except Exception as exc:  # driver errors only; translated below
+            driver.close()
+            raise translate_neo4j_error(exc) from exc
+    return driver

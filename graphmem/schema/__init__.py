@@ -1,0 +1,56 @@
+"""The schema in one place: neomodel classes declare every label, its typed properties and
+relationship types. Migrations create what these declare; an integration test checks that the
+migrated database matches them.
+
+Vocabulary (labels are singular PascalCase, relationship types UPPER_SNAKE):
+
+- insight (EvoGraph-Mem): Query, Step, Insight, ControllerDecision
+- experience (EMG): Task, DecisionGraph, Action, EditOperation
+- state (EMIR² SEMG): Topic, Event, State
+- associative (MRAgent): Cue, Tag, Episode, SemanticUnit, Theme
+- bookkeeping: __GraphmemMigration, __GraphmemLock (no namespace; admin only)
+"""
+
+from __future__ import annotations
+
+from graphmem.schema.associative import Cue, Episode, SemanticUnit, Tag, Theme
+from graphmem.schema.base import GraphmemNode
+from graphmem.schema.experience import Action, DecisionGraph, EditOperation, Task
+from graphmem.schema.insight import ControllerDecision, Insight, Query, Step
+from graphmem.schema.state import Event, State, Topic
+
+#: Every namespaced label, by memory.
+MEMORY_LABELS: dict[str, tuple[type[GraphmemNode], ...]] = {
+    "insight": (Query, Step, Insight, ControllerDecision),
+    "experience": (Task, DecisionGraph, Action, EditOperation),
+    "state": (Topic, Event, State),
+    "associative": (Cue, Tag, Episode, SemanticUnit, Theme),
+}
+
+ALL_NODE_CLASSES: tuple[type[GraphmemNode], ...] = tuple(
+    cls for classes in MEMORY_LABELS.values() for cls in classes
+)
+
+
+def label_of(cls: type[GraphmemNode]) -> str:
+    """The Neo4j label neomodel uses for ``cls``."""
+    return getattr(cls, "__label__", cls.__name__)
+
+
+def embedded_labels() -> list[str]:
+    """Labels whose class declares a vector-indexed property."""
+    return [
+        label_of(cls)
+        for cls in ALL_NODE_CLASSES
+        if any(getattr(p, "vector_index", None) for p in cls.defined_properties(rels=False).values())
+    ]
+
+
+def unique_properties() -> list[tuple[str, str]]:
+    """``(label, property)`` pairs declared ``unique_index``."""
+    return [
+        (label_of(cls), name)
+        for cls in ALL_NODE_CLASSES
+        for name, prop in cls.defined_properties(rels=False).items()
+        if getattr(prop, "unique_index", False)
+    ]

