@@ -119,7 +119,10 @@ class SentenceTransformerEmbedder:
                 from sentence_transformers import SentenceTransformer
 
                 self._model = SentenceTransformer(str(self._model_path()), device=self.device)
-                self._dimension = int(self._model.get_sentence_embedding_dimension())
+                get_dim = getattr(self._model, "get_embedding_dimension", None) or getattr(
+                    self._model, "get_sentence_embedding_dimension"
+                )
+                self._dimension = int(get_dim())
         return self._model
 
     @property

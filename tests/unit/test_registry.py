@@ -1,0 +1,66 @@
+"""Cypher registry: header parsing, param checks, and the shipped queries all load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graphmem.errors import QueryRegistryError, UnknownQueryError
+from graphmem.graph.registry import CypherRegistry, parse_query, used_params
+
+HEADER = "// description: d\n// params: {params}\n// returns: x\n// mode: {mode}\n"
+
+
+def make(body: str, params: str = "namespace", mode: str = "read") -> str:
+    return HEADER.format(params=params, mode=mode) + body
+
+
+def test_parse_query_reads_header_and_body() -> None:
+    q = parse_query("m/q", make("MATCH (n {namespace: $namespace}) RETURN n.x AS x"), Path("q"))
+    assert q.params == frozenset({"namespace"})
+    assert q.mode == "read"
+    assert q.returns == ("x",)
+    assert q.text == "MATCH (n {namespace: $namespace}) RETURN n.x AS x"
+
+
+def test_undeclared_param_names_the_file() -> None:
+    with pytest.raises(QueryRegistryError, match=r"bad\.cypher.*undeclared: \['limit'\]"):
+        parse_query("m/bad", make("MATCH (n) RETURN n LIMIT $limit", params="none"),
+                    Path("cypher/m/bad.cypher"))
+
+
+def test_unused_declared_param_is_refused() -> None:
+    with pytest.raises(QueryRegistryError, match=r"unused: \['k'\]"):
+        parse_query("m/q", make("MATCH (n {namespace: $namespace}) RETURN n", "namespace, k"),
+                    Path("q.cypher"))
+
+
+def test_bad_mode_and_missing_header_are_refused() -> None:
+    with pytest.raises(QueryRegistryError, match="mode must be read or write"):
+        parse_query("m/q", make("RETURN 1", params="none", mode="delete"), Path("q.cypher"))
+    with pytest.raises(QueryRegistryError, match="header lacks"):
+        parse_query("m/q", "// description: d\nRETURN 1", Path("q.cypher"))
+
+
+def test_params_inside_strings_and_comments_do_not_count() -> None:
+    body = "MATCH (n) WHERE n.t = '$notaparam' // $comment\nRETURN n, \"$x\" AS s, $real AS r"
+    assert used_params(body) == {"real"}
+
+
+def test_shipped_queries_load_and_unknown_name_is_typed() -> None:
+    registry = CypherRegistry.load()
+    assert "core/list_migrations" in registry
+    assert registry.get("core/record_migration").mode == "write"
+    with pytest.raises(UnknownQueryError, match="no Cypher query named 'core/nope'"):
+        registry.get("core/nope")
+
+
+@given(st.lists(st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True), min_size=1, max_size=6,
+                unique=True))
+def test_declared_equals_used_for_any_param_set(names: list[str]) -> None:
+    body = "RETURN " + ", ".join(f"${n} AS c{i}" for i, n in enumerate(names))
+    q = parse_query("m/q", make(body, params=", ".join(reversed(names))), Path("q"))
+    assert q.params == frozenset(names)
