@@ -1,0 +1,13 @@
+// description: add one query to Omega+ of each listed insight (SUPPORTS) and count it, in ONE statement: the insight is write-locked before the MERGE so concurrent feedback loses nothing
+// params: namespace, query_id, insight_ids
+// returns: id, positive_evidence, negative_evidence
+// mode: write
+MATCH (q:Query {id: $query_id, namespace: $namespace})
+UNWIND $insight_ids AS insight_id
+MATCH (i:Insight {id: insight_id, namespace: $namespace})
+SET i.evidence_version = coalesce(i.evidence_version, 0) + 1
+MERGE (i)-[e:SUPPORTS]->(q)
+ON CREATE SET e.created_at = datetime(),
+              i.positive_evidence = coalesce(i.positive_evidence, 0) + 1
+RETURN i.id AS id, i.positive_evidence AS positive_evidence,
+       coalesce(i.negative_evidence, 0) AS negative_evidence

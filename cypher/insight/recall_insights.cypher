@@ -1,0 +1,37 @@
+// description: EvoGraph-Mem retrieval: top-k similar queries (eq. 2; vector index oversampled, exact in-namespace scan when short), 1-hop RELATED_QUERY expansion (eqs. 3-4), active insights supported by the expanded set (eq. 7), s, c and r = s - lambda*c (eqs. 8-9), top-B (eq. 10)
+// params: namespace, embedding, k, oversample, lambda, b
+// returns: id, content, version, s, c, r, supporting_query_ids, conflicting_query_ids, positive_evidence, negative_evidence, seed_query_ids, expanded_query_ids
+// mode: read
+CALL db.index.vector.queryNodes('query_embedding', $oversample, $embedding) YIELD node, score
+WITH node, score WHERE node.namespace = $namespace
+WITH node ORDER BY score DESC, node.id LIMIT $k
+WITH collect(node) AS indexed
+CALL (indexed) {
+  MATCH (q:Query {namespace: $namespace})
+  WHERE size(indexed) < $k AND q.embedding IS NOT NULL
+  WITH q ORDER BY vector.similarity.cosine(q.embedding, $embedding) DESC, q.id LIMIT $k
+  RETURN collect(q) AS scanned
+}
+WITH CASE WHEN size(indexed) < $k THEN scanned ELSE indexed END AS seeds
+UNWIND seeds AS seed
+OPTIONAL MATCH (seed)-[:RELATED_QUERY]-(neighbour:Query)
+WHERE neighbour.namespace = $namespace
+WITH collect(DISTINCT seed) AS seeds, collect(DISTINCT neighbour) AS neighbours
+WITH [x IN seeds | x.id] AS seed_ids,
+     [x IN seeds | x.id] + [x IN neighbours WHERE NOT x IN seeds | x.id] AS expanded_ids
+UNWIND expanded_ids AS expanded_id
+MATCH (eq:Query {id: expanded_id, namespace: $namespace})<-[:SUPPORTS]-(i:Insight {namespace: $namespace})
+WHERE i.active = true
+WITH seed_ids, expanded_ids, i, collect(DISTINCT eq.id) AS supporting
+WITH seed_ids, expanded_ids, i, supporting,
+     [(i)-[:CONFLICTS_WITH]->(cq:Query) WHERE cq.namespace = $namespace AND cq.id IN expanded_ids | cq.id] AS conflicting
+WITH seed_ids, expanded_ids, i, supporting, conflicting,
+     size(supporting) AS s, size(conflicting) AS c
+RETURN i.id AS id, i.content AS content, i.version AS version, s, c,
+       toFloat(s) - $lambda * c AS r,
+       supporting AS supporting_query_ids, conflicting AS conflicting_query_ids,
+       coalesce(i.positive_evidence, 0) AS positive_evidence,
+       coalesce(i.negative_evidence, 0) AS negative_evidence,
+       seed_ids AS seed_query_ids, expanded_ids AS expanded_query_ids
+ORDER BY r DESC, s DESC, id
+LIMIT $b

@@ -1,0 +1,111 @@
+"""``graphmem insight``: recall, feedback and replay for the insight memory (EvoGraph-Mem)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from graphmem.cli.common import cli_errors, console, open_memory
+
+app = typer.Typer(help="Insight memory (EvoGraph-Mem): recall, feedback, replay.",
+                  no_args_is_help=True)
+
+_OPS_HELP = "controller operations: add_keep | add_keep_archive | all"
+
+
+@app.command("recall")
+def recall(
+    query: str = typer.Argument(..., help="the new task's query"),
+    k: int = typer.Option(5, "--k", help="similar queries (eq. 2)"),
+    lam: float = typer.Option(1.0, "--lambda", help="conflict penalty λ ≥ 0 (eq. 8)"),
+    b: int = typer.Option(3, "--b", help="insights returned (top-B, eq. 10)"),
+    namespace: str = typer.Option(None, "--namespace", "-n", help="tenant (default GRAPHMEM_NAMESPACE)"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+) -> None:
+    """Top-B active insights for QUERY with s, c, r = s − λc and their evidence query ids."""
+    with cli_errors(), open_memory(namespace) as mem:
+        result = mem.insight.recall(query, k=k, lam=lam, b=b)
+    if as_json:
+        print(result.model_dump_json(by_alias=True, indent=1))
+        return
+    table = Table("r", "s", "c", "insight", "Ω+ ∩ Q̃ˢ", "Ω− ∩ Q̃ˢ", title=f"recall: {query}")
+    for i in result.insights:
+        table.add_row(f"{i.r:g}", str(i.s), str(i.c), f"{i.content}\n[dim]{i.id} v{i.version}[/dim]",
+                      "\n".join(i.supporting_query_ids), "\n".join(i.conflicting_query_ids))
+    console.print(table)
+    console.print(f"{len(result.seed_query_ids)} similar queries, "
+                  f"{len(result.expanded_query_ids)} after 1-hop expansion")
+
+
+@app.command("feedback")
+def feedback(
+    file: Path = typer.Argument(..., help="JSONL: {query, status, trajectory, retrieved?, task_id?}"),
+    operations: str = typer.Option("all", "--operations", help=_OPS_HELP),
+    namespace: str = typer.Option(None, "--namespace", "-n", help="tenant"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+) -> None:
+    """Record post-task feedback and let the graph controller keep/archive/revise/add.
+
+    Every line is validated before anything is written (a bad line names its number)."""
+    from tqdm import tqdm
+
+    from graphmem.insight import OperationSet, read_feedback_file
+
+    with cli_errors():
+        items = read_feedback_file(file)
+        ops = OperationSet(operations)
+        with open_memory(namespace) as mem:
+            memory = mem.insight
+            results = [memory.feedback(x.query, x.status, x.trajectory, x.retrieved,
+                                       task_id=x.task_id, operation_set=ops)
+                       for x in tqdm(items, desc="feedback", unit="task", disable=as_json)]
+    if as_json:
+        print(json.dumps([r.model_dump(mode="json") for r in results], indent=1))
+        return
+    table = Table("query id", "status", "controller", "decisions", "added")
+    for r in results:
+        ops_text = ", ".join(f"{d.operation}" + (f"({d.insight_id[:8]})" if d.insight_id else "")
+                             for d in r.decisions)
+        table.add_row(r.query_id[:8], r.status, r.controller, ops_text,
+                      (r.added_insight_id or "")[:8])
+    console.print(table)
+
+
+@app.command("replay")
+def replay(
+    dataset: str = typer.Argument(..., help="fever | scienceworld | path to a JSONL file"),
+    limit: int = typer.Option(60, "--limit", help="tasks, in file order"),
+    k: int = typer.Option(5, "--k"),
+    lam: list[float] = typer.Option([1.0], "--lambda", help="λ; repeat to sweep (e.g. --lambda 0 --lambda 2)"),
+    b: int = typer.Option(3, "--b"),
+    operations: list[str] = typer.Option(["all"], "--operations", help=_OPS_HELP + "; repeatable"),
+    keep: bool = typer.Option(False, "--keep", help="keep the replay namespaces"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+) -> None:
+    """Replay a real labelled task set: recall, then feedback with the RECORDED outcome as Ψ.
+
+    Outcomes are replayed, not produced by an agent reading the insights. Each (operations, λ)
+    runs in a fresh namespace."""
+    from graphmem.insight import OperationSet, replay_sweep
+
+    with cli_errors(), open_memory(None) as mem:
+        reports = replay_sweep(mem.runner, mem.embedder, dataset, limit, lambdas=lam,
+                               operation_sets=[OperationSet(o) for o in operations], k=k, b=b,
+                               llm=mem.llm, keep=keep, progress=not as_json)
+    if as_json:
+        print(json.dumps([r.model_dump(mode="json", by_alias=True) for r in reports], indent=1))
+        return
+    console.print(f"[bold]{reports[0].note}[/bold]\nΨ from: {reports[0].outcome_source}")
+    table = Table("ops", "λ", "tasks", "ADD", "KEEP", "ARCHIVE", "REVISE", "retrieved",
+                  "same-kind Ω+", "same-kind Ω+∩Q̃ˢ", "active", "archived", "s")
+    for r in reports:
+        table.add_row(r.operation_set, f"{r.lam:g}", str(r.tasks), str(r.added), str(r.kept),
+                      str(r.archived), str(r.revised), str(r.retrieved),
+                      f"{r.same_kind_share}", f"{r.same_kind_share_in_subgraph}",
+                      str(r.graph["active_insights"]), str(r.graph["archived_insights"]),
+                      f"{r.seconds:.1f}")
+    console.print(table)
+    console.print(f"controller: {reports[0].controller}")

@@ -1,0 +1,150 @@
+"""Real labelled task streams for the replay harness: FEVER claims and ScienceWorld gold
+trajectories. Each task carries the outcome the dataset RECORDED (used as the feedback Ψ) and its
+kind (the label or task type); nothing here runs an agent."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from graphmem.errors import ConfigurationError, InputFormatError, ValidationError
+from graphmem.insight.models import Status
+
+#: dataset name -> (path below the data root, how Ψ is read from the record)
+DATASETS: dict[str, tuple[str, str]] = {
+    "fever": ("fever/paper_dev.jsonl",
+              "FEVER 'verifiable' field: VERIFIABLE (SUPPORTS/REFUTES) -> resolved, "
+              "NOT VERIFIABLE (NOT ENOUGH INFO) -> failed; kind = label"),
+    "scienceworld": ("scienceworld/sciworld_gold_dev.jsonl",
+                     "ScienceWorld gold replay: final recorded score 100 -> resolved, else failed; "
+                     "kind = task_name"),
+}
+
+
+class ReplayTask(BaseModel):
+    """One task of a replayed stream: Q, the recorded Ψ, the recorded steps and its kind."""
+
+    task_id: str
+    query: str
+    status: Status
+    trajectory: list[str]
+    kind: str
+
+
+def default_data_root() -> Path:
+    """``GRAPHMEM_DATA`` if set, else ``../shared/data`` beside the checkout.
+
+    Raises:
+        ConfigurationError: the folder does not exist (names ``GRAPHMEM_DATA``).
+    """
+    env = os.environ.get("GRAPHMEM_DATA")
+    root = Path(env) if env else Path(__file__).resolve().parents[3] / "shared" / "data"
+    if not root.is_dir():
+        raise ConfigurationError(f"data folder {root} not found: set GRAPHMEM_DATA")
+    return root
+
+
+def _page(title: str) -> str:
+    for code, char in (("-LRB-", "("), ("-RRB-", ")"), ("-COLON-", ":"), ("-LSB-", "["),
+                       ("-RSB-", "]"), ("_", " ")):
+        title = title.replace(code, char)
+    return title
+
+
+def fever_task(record: dict) -> ReplayTask:
+    """A FEVER claim as a task. Trajectory = the first annotated evidence set as
+    ``search[page]`` / ``lookup[sentence n]`` steps, then ``finish[LABEL]`` (ReAct's action form).
+    """
+    steps: list[str] = []
+    evidence_sets = record.get("evidence") or []
+    for _, _, page, sentence in (evidence_sets[0] if evidence_sets else []):
+        if page is None:
+            continue
+        search = f"search[{_page(page)}]"
+        if search not in steps:
+            steps.append(search)
+        steps.append(f"lookup[{_page(page)} sentence {sentence}]")
+    steps.append(f"finish[{record['label']}]")
+    return ReplayTask(
+        task_id=f"fever-{record['id']}",
+        query=record["claim"],
+        status="resolved" if record.get("verifiable") == "VERIFIABLE" else "failed",
+        trajectory=steps,
+        kind=record["label"],
+    )
+
+
+def scienceworld_task(record: dict) -> ReplayTask:
+    """A ScienceWorld gold trajectory as a task: its actions, resolved iff the final score is 100."""
+    steps = record.get("steps") or []
+    final = steps[-1]["score"] if steps else 0
+    return ReplayTask(
+        task_id=f"sciworld-{record['id']}",
+        query=record["task_description"],
+        status="resolved" if final is not None and float(final) >= 100 else "failed",
+        trajectory=[s["action"] for s in steps],
+        kind=record["task_name"],
+    )
+
+
+def _reader(record: dict):
+    if "claim" in record:
+        return fever_task
+    if "task_description" in record:
+        return scienceworld_task
+    return None
+
+
+def load_tasks(dataset: str | Path, limit: int | None = None,
+               data_root: Path | None = None) -> list[ReplayTask]:
+    """The first ``limit`` tasks of a dataset, in file order.
+
+    Args:
+        dataset: ``"fever"``, ``"scienceworld"`` or a path to a JSONL file of either format.
+        limit: how many tasks (None = all).
+        data_root: folder holding the datasets (default :func:`default_data_root`).
+    Raises:
+        ValidationError: unknown dataset name. InputFormatError: a malformed line (names file and
+        line). ConfigurationError: the data folder is missing.
+    """
+    name = str(dataset)
+    if name in DATASETS:
+        path = (data_root or default_data_root()) / DATASETS[name][0]
+    else:
+        path = Path(name)
+        if not path.is_file():
+            raise ValidationError(f"unknown dataset {name!r}: use one of {sorted(DATASETS)} "
+                                  "or a JSONL file path")
+    return list(_iter_tasks(path, limit))
+
+
+def _iter_tasks(path: Path, limit: int | None) -> Iterator[ReplayTask]:
+    count = 0
+    with path.open(encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if limit is not None and count >= limit:
+                return
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                reader = _reader(record)
+                if reader is None:
+                    raise ValueError("neither a FEVER claim nor a ScienceWorld trajectory")
+                task = reader(record)
+            except (ValueError, KeyError, TypeError, IndexError) as exc:
+                raise InputFormatError(f"{path}:{lineno}: {exc}") from None
+            count += 1
+            yield task
+
+
+def outcome_source(dataset: str | Path) -> str:
+    """How the replayed Ψ is read from the dataset's records."""
+    name = str(dataset)
+    if name in DATASETS:
+        return DATASETS[name][1]
+    return "recorded label/score of each record (see graphmem.insight.datasets)"

@@ -1,0 +1,381 @@
+"""``InsightMemory``: EvoGraph-Mem (seed 000) on Neo4j — query graph (eq. 1), editable insight
+graph (eqs. 5–6), evidence-aware retrieval (eqs. 2–4, 7–10) and the failure-aware graph
+controller (eqs. 11–12)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pydantic
+
+from graphmem.embeddings import Embedder, validate_vectors
+from graphmem.errors import EmptyTextError, TrajectoryError, ValidationError
+from graphmem.graph.runner import QueryRunner
+from graphmem.insight.controller import (
+    ControllerInput,
+    HeuristicController,
+    HeuristicPolicy,
+    LLMController,
+)
+from graphmem.insight.models import (
+    ControllerPlan,
+    DecisionRecord,
+    FeedbackInput,
+    FeedbackResult,
+    InsightHistory,
+    InsightState,
+    OperationSet,
+    RecalledInsight,
+    RecallParams,
+    RecallResult,
+)
+from graphmem.insight.store import InsightStore
+from graphmem.llm import LLMUsage
+from graphmem.names import node_id, validate_namespace
+
+
+def parse_feedback(data: Any) -> FeedbackInput:
+    """Validate one feedback record (dict or :class:`FeedbackInput`).
+
+    Raises:
+        EmptyTextError: empty query (names the value).
+        TrajectoryError: a trajectory that is not a list of non-empty strings (names the step).
+        ValidationError: any other bad field (e.g. a status other than failed/resolved).
+    """
+    if isinstance(data, FeedbackInput):
+        return data
+    try:
+        return FeedbackInput.model_validate(data)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        message = f"feedback field {where!r}: {first['msg']} (got {first.get('input')!r})"
+        if first["loc"][:1] == ("query",):
+            raise EmptyTextError(message) from None
+        if first["loc"][:1] == ("trajectory",):
+            raise TrajectoryError(message) from None
+        raise ValidationError(message) from None
+
+
+class InsightMemory:
+    """Insight memory of one namespace.
+
+    Args:
+        runner: the query runner.
+        embedder: text embedder (vectors of the Query/Insight indexes, e.g. 384 dims).
+        namespace: tenant scope of every read and write.
+        llm: optional langchain-core ``BaseChatModel``; None → :class:`HeuristicController`.
+        operation_set: the controller's allowed operations (ablation switch, default all).
+        policy: thresholds of the heuristic controller.
+        related_top: RELATED_QUERY edges added at insert to at most this many similar queries…
+        related_threshold: …whose cosine similarity (in [-1, 1]) is at least this.
+        recall_params: default k, λ, B.
+    Raises:
+        ValidationError: a bad namespace.
+    """
+
+    def __init__(
+        self,
+        runner: QueryRunner,
+        embedder: Embedder,
+        namespace: str,
+        llm: Any | None = None,
+        *,
+        operation_set: OperationSet | str = OperationSet.ALL,
+        policy: HeuristicPolicy | None = None,
+        related_top: int = 3,
+        related_threshold: float = 0.7,
+        recall_params: RecallParams | None = None,
+    ):
+        self.runner = runner
+        self.embedder = embedder
+        self.namespace = validate_namespace(namespace)
+        self.llm = llm
+        self.operation_set = OperationSet(operation_set)
+        self.controller = LLMController(llm) if llm is not None else HeuristicController(policy)
+        self.related_top = related_top
+        self.related_threshold = related_threshold
+        self.recall_params = recall_params or RecallParams()
+        self.store = InsightStore(runner, self.namespace)
+
+    # ---- ids ------------------------------------------------------------------------------
+    def query_id(self, query: str, task_id: str | None = None) -> str:
+        """Deterministic id of a query node (by ``task_id`` when given, else by text)."""
+        return node_id(self.namespace, "query", task_id if task_id is not None else query)
+
+    def _embedding(self, text: str, embedding: np.ndarray | None) -> np.ndarray:
+        if embedding is None:
+            return self.embedder.embed_query(text)
+        return validate_vectors(np.asarray(embedding).reshape(1, -1), self.embedder.dimension)[0]
+
+    # ---- retrieval (eqs. 2–4, 7–10) -------------------------------------------------------
+    def recall(
+        self,
+        query: str,
+        k: int | None = None,
+        lam: float | None = None,
+        b: int | None = None,
+        *,
+        embedding: np.ndarray | None = None,
+    ) -> RecallResult:
+        """Top-B active insights for ``query``, each with s, c, r = s − λc and the supporting and
+        conflicting query ids that produced them.
+
+        Args:
+            query: the new task's query text.
+            k: similar queries (eq. 2); lam: λ ≥ 0 (eq. 8); b: top-B (eq. 10). None → defaults.
+            embedding: ``(d,)`` float32 vector of ``query`` if already computed.
+        Raises:
+            EmptyTextError, EmbeddingDimensionError, ValidationError (k, λ, B out of range).
+        """
+        if not isinstance(query, str) or not query.strip():
+            raise EmptyTextError(f"recall query is empty: {query!r}")
+        d = self.recall_params
+        try:
+            params = RecallParams(k=k if k is not None else d.k,
+                                  lam=lam if lam is not None else d.lam,
+                                  b=b if b is not None else d.b)
+        except pydantic.ValidationError as exc:
+            raise ValidationError(f"bad recall parameter: {exc.errors()[0]['msg']} "
+                                  f"(k={k!r}, lambda={lam!r}, b={b!r})") from None
+        vector = self._embedding(query, embedding)
+        seeds, expanded, insights = self.store.recall(vector, params)
+        return RecallResult(query=query, params=params, seed_query_ids=seeds,
+                            expanded_query_ids=expanded, insights=insights)
+
+    # ---- feedback and the graph controller (eqs. 11–12) ------------------------------------
+    def feedback(
+        self,
+        query: str,
+        status: str,
+        trajectory: Sequence[str] = (),
+        retrieved: Sequence[str | RecalledInsight] | None = None,
+        *,
+        task_id: str | None = None,
+        operation_set: OperationSet | str | None = None,
+        embedding: np.ndarray | None = None,
+    ) -> FeedbackResult:
+        """Record the task (query node + interaction graph + RELATED_QUERY edges), run the graph
+        controller on the retrieved insights, and write its plan — all in ONE transaction.
+
+        Evidence: KEEP adds the query to Ω+ (resolved) or Ω− (failed); ARCHIVE adds it to Ω− and
+        sets z = 0; REVISE creates a new version (REVISION_OF → old, old archived, Ω+/Ω− carried
+        over as they were before this task) and adds the query to Ω+ of both versions (resolved)
+        or to Ω− of the old one (failed); ADD creates an insight with Ω+ = {query}, contextualized
+        (CONTEXTUALIZES {via_query}) by the insights kept for a resolved task. Every decision is
+        recorded as a ControllerDecision.
+
+        Args:
+            retrieved: ids (or recall results) of the insights retrieved for this task; None →
+                recall them now with the default parameters.
+            task_id: natural key of the task (default: the query text).
+            operation_set: overrides the memory's operation set for this call.
+            embedding: ``(d,)`` vector of ``query`` if already computed.
+        Raises:
+            EmptyTextError, TrajectoryError, ValidationError (bad status; unknown insight id),
+            EmbeddingDimensionError, ControllerError (LLM output invalid twice) — all before
+            anything is written.
+        """
+        item = parse_feedback({
+            "query": query, "status": status, "trajectory": list(trajectory),
+            "retrieved": None if retrieved is None else [
+                r.id if isinstance(r, RecalledInsight) else r for r in retrieved],
+            "task_id": task_id,
+        })
+        return self._feedback(item, OperationSet(operation_set or self.operation_set), embedding)
+
+    def feedback_many(self, items: Iterable[FeedbackInput | dict]) -> list[FeedbackResult]:
+        """:meth:`feedback` for each record in order (each record is its own transaction).
+
+        All records are validated first; a bad one raises before anything is written."""
+        parsed = [parse_feedback(x) for x in items]
+        return [self._feedback(x, self.operation_set, None) for x in parsed]
+
+    def _feedback(self, item: FeedbackInput, operations: OperationSet,
+                  embedding: np.ndarray | None) -> FeedbackResult:
+        vector = self._embedding(item.query, embedding)
+        qid = self.query_id(item.query, item.task_id)
+        if item.retrieved is None:
+            retrieved_ids = [i.id for i in self.recall(item.query, embedding=vector).insights]
+        else:
+            retrieved_ids = list(dict.fromkeys(item.retrieved))
+        states = {s.id: s for s in self.store.get_insights(retrieved_ids)}
+        unknown = [i for i in retrieved_ids if i not in states]
+        if unknown:
+            raise ValidationError(f"retrieved insight id(s) not in namespace "
+                                  f"{self.namespace!r}: {unknown}")
+        active = [states[i] for i in retrieved_ids if states[i].active]
+        skipped = [i for i in retrieved_ids if not states[i].active]
+        related = self.store.related_queries(vector, qid, self.related_top, self.related_threshold)
+
+        usage = LLMUsage()
+        plan = self.controller.decide(
+            ControllerInput(query=item.query, query_id=qid, status=item.status,
+                            trajectory=item.trajectory, retrieved=active,
+                            related_query_ids=[r["id"] for r in related]),
+            operations, usage)
+        steps, result = self._plan_steps(item, qid, vector, related, plan)
+        self.runner.write_many(steps)
+        result.skipped_inactive = skipped
+        result.usage = usage
+        return result
+
+    def _plan_steps(self, item: FeedbackInput, qid: str, vector: np.ndarray, related: list[dict],
+                    plan: ControllerPlan) -> tuple[list, FeedbackResult]:
+        st = self.store
+        resolved = item.status == "resolved"
+        steps = [st.merge_query(qid, item.query, item.status, vector)]
+        if item.trajectory:
+            steps.append(st.merge_steps(qid, [
+                {"id": node_id(self.namespace, "step", qid, i), "position": i, "content": text}
+                for i, text in enumerate(item.trajectory)]))
+        if related:
+            steps.append(st.merge_related(qid, related))
+
+        new_texts = [e.revised_content for e in plan.edits if e.operation == "REVISE"]
+        if plan.add:
+            new_texts.append(plan.add_content)
+        new_vectors = iter(self.embedder.embed_documents(new_texts)) if new_texts else iter(())
+
+        positive, negative, archived, revised = [], [], [], {}
+        for edit in plan.edits:
+            if edit.operation == "REVISE":
+                new_id = node_id(self.namespace, "insight", "revision", edit.insight_id)
+                steps.append(st.revise(edit.insight_id, new_id, edit.revised_content or "",
+                                       next(new_vectors)))
+                revised[edit.insight_id] = new_id
+                (positive if resolved else negative).append(edit.insight_id)
+                if resolved:
+                    positive.append(new_id)
+            elif edit.operation == "ARCHIVE":
+                negative.append(edit.insight_id)
+                archived.append(edit.insight_id)
+            else:
+                (positive if resolved else negative).append(edit.insight_id)
+        if positive:
+            steps.append(st.evidence(qid, positive, positive=True))
+        if negative:
+            steps.append(st.evidence(qid, negative, positive=False))
+        if archived:
+            steps.append(st.archive(archived))
+
+        added_id = None
+        if plan.add:
+            added_id = node_id(self.namespace, "insight", "add", qid)
+            kept = [e.insight_id for e in plan.edits if e.operation == "KEEP"] if resolved else []
+            steps.append(st.add_insight(added_id, qid, plan.add_content or "", next(new_vectors),
+                                        kept))
+
+        decisions = [
+            DecisionRecord(id=node_id(self.namespace, "decision", qid, e.insight_id),
+                           operation=e.operation, controller=plan.controller, reason=e.reason,
+                           insight_id=e.insight_id, result_insight_id=revised.get(e.insight_id))
+            for e in plan.edits
+        ]
+        decisions.append(DecisionRecord(
+            id=node_id(self.namespace, "decision", qid, "add"),
+            operation="ADD" if plan.add else "NO_ADD", controller=plan.controller,
+            reason=plan.add_reason, result_insight_id=added_id))
+        steps.append(st.record_decisions(qid, [
+            {**d.model_dump(), "status": item.status, "operation_set": plan.operation_set.value}
+            for d in decisions]))
+        result = FeedbackResult(
+            query_id=qid, status=item.status, controller=plan.controller,
+            operation_set=plan.operation_set, related_query_ids=[r["id"] for r in related],
+            decisions=decisions, added_insight_id=added_id, revised=revised, archived=archived)
+        return steps, result
+
+    # ---- direct graph edits ---------------------------------------------------------------
+    def record_evidence(self, insight_id: str, query_id: str, positive: bool) -> InsightState:
+        """Add ``query_id`` to Ω+ (``positive``) or Ω− of one insight, counted in the same single
+        Cypher statement (safe under concurrent writers). Idempotent per (insight, query).
+
+        Raises:
+            ValidationError: the insight or the query is not in this namespace.
+        """
+        name, params = self.store.evidence(query_id, [insight_id], positive)
+        rows = self.runner.write(name, **params)
+        if not rows:
+            raise ValidationError(f"no insight {insight_id!r} / query {query_id!r} in namespace "
+                                  f"{self.namespace!r}")
+        return self.store.get_insights([insight_id])[0]
+
+    def add_query(self, query: str, status: str, trajectory: Sequence[str] = (), *,
+                  task_id: str | None = None, embedding: np.ndarray | None = None) -> str:
+        """Record a query node and its interaction graph without running the controller.
+        Returns the query id. Raises like :meth:`feedback`."""
+        item = parse_feedback({"query": query, "status": status, "trajectory": list(trajectory),
+                               "task_id": task_id})
+        vector = self._embedding(item.query, embedding)
+        qid = self.query_id(item.query, item.task_id)
+        related = self.store.related_queries(vector, qid, self.related_top, self.related_threshold)
+        steps = [self.store.merge_query(qid, item.query, item.status, vector)]
+        if item.trajectory:
+            steps.append(self.store.merge_steps(qid, [
+                {"id": node_id(self.namespace, "step", qid, i), "position": i, "content": t}
+                for i, t in enumerate(item.trajectory)]))
+        if related:
+            steps.append(self.store.merge_related(qid, related))
+        self.runner.write_many(steps)
+        return qid
+
+    def relate_queries(self, query_id: str, other_ids: Sequence[str]) -> int:
+        """Add RELATED_QUERY edges ``query_id → other`` (by API). Returns how many now exist."""
+        name, params = self.store.merge_related(
+            query_id, [{"id": o, "similarity": None} for o in other_ids])
+        rows = self.runner.write(name, **params)
+        return int(rows[0]["linked"]) if rows else 0
+
+    def add_insight(self, content: str, supporting_query_ids: Sequence[str]) -> str:
+        """Create an active insight by API with Ω+ = the given queries; recorded as an ADD
+        decision of controller ``heuristic`` with reason ``api``. Returns the insight id.
+
+        Raises:
+            EmptyTextError: empty content. ValidationError: no supporting query.
+        """
+        if not isinstance(content, str) or not content.strip():
+            raise EmptyTextError(f"insight content is empty: {content!r}")
+        if not supporting_query_ids:
+            raise ValidationError("an insight needs at least one supporting query (Ω+)")
+        first, *rest = supporting_query_ids
+        insight_id = node_id(self.namespace, "insight", "api", content)
+        vector = self.embedder.embed_documents([content])[0]
+        steps = [self.store.add_insight(insight_id, first, content, vector, [])]
+        for q in rest:
+            steps.append(self.store.evidence(q, [insight_id], positive=True))
+        steps.append(self.store.record_decisions(first, [{
+            "id": node_id(self.namespace, "decision", first, "api", insight_id),
+            "operation": "ADD", "controller": "heuristic", "reason": "api: add_insight",
+            "insight_id": None, "result_insight_id": insight_id, "status": None,
+            "operation_set": self.operation_set.value}]))
+        results = self.runner.write_many(steps)
+        if not results[0]:
+            raise ValidationError(f"query {first!r} is not in namespace {self.namespace!r}")
+        return insight_id
+
+    def contextualize(self, from_id: str, to_id: str, via_query_id: str) -> bool:
+        """Add the hyper-edge (ι_m, ι_n, q_j) of eq. 5. Returns False if a node is missing."""
+        name, params = self.store.contextualize(from_id, to_id, via_query_id)
+        return bool(self.runner.write(name, **params))
+
+    # ---- reads ----------------------------------------------------------------------------
+    def get_insights(self, ids: Sequence[str]) -> list[InsightState]:
+        """Current state (κ, z, version, Ω+, Ω−) of insights by id."""
+        return self.store.get_insights(ids)
+
+    def history(self, insight_id: str) -> InsightHistory:
+        """An insight's audit trail (evidence, revisions, decisions), archived ones included.
+
+        Raises:
+            ValidationError: no such insight in this namespace.
+        """
+        found = self.store.history(insight_id)
+        if found is None:
+            raise ValidationError(f"no insight {insight_id!r} in namespace {self.namespace!r}")
+        return found
+
+    def stats(self) -> dict[str, Any]:
+        """Queries, steps, active/archived insights, revisions and decisions by operation."""
+        return self.store.counts()
