@@ -1,0 +1,14 @@
+// description: for each task, the top-t incident SIMILAR_TASK edges ranked by the neighbour's similarity to the query (EMG eq. 7)
+// params: namespace, task_ids, embedding, t
+// returns: task_id, edges
+// mode: read
+UNWIND $task_ids AS task_id
+MATCH (task:Task {id: task_id, namespace: $namespace})-[s:SIMILAR_TASK]-(n:Task)
+WHERE n.namespace = $namespace
+WITH task_id, s, n, vector.similarity.cosine(n.embedding, $embedding) AS neighbour_score
+ORDER BY neighbour_score DESC, n.id
+WITH task_id, collect({neighbour_id: n.id, neighbour_key: n.task_key, neighbour_query: n.query,
+     neighbour_score: neighbour_score, similarity: s.similarity, insight: s.cross_insight,
+     renderer: s.cross_renderer, observations: s.cross_observations, actions: s.cross_actions,
+     raw: s.cross_raw}) AS all_edges
+RETURN task_id, all_edges[..$t] AS edges

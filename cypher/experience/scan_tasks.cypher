@@ -1,0 +1,11 @@
+// description: exact in-namespace cosine scan of Task nodes (fallback when the vector index returns too few)
+// params: namespace, embedding, k
+// returns: id, task_key, query, task_type, reward, intra_insight, intra_renderer, has_exploration, score
+// mode: read
+MATCH (node:Task {namespace: $namespace})
+WITH node, vector.similarity.cosine(node.embedding, $embedding) AS score
+RETURN node.id AS id, node.task_key AS task_key, node.query AS query, node.task_type AS task_type,
+       node.reward AS reward, node.intra_insight AS intra_insight,
+       node.intra_renderer AS intra_renderer, node.has_exploration AS has_exploration, score
+ORDER BY score DESC
+LIMIT $k
