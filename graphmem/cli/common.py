@@ -29,3 +29,17 @@ def open_memory(namespace: str | None = None):
     from graphmem.facade import GraphMemory
 
     return GraphMemory.from_settings(namespace=namespace, migrate=True)
+
+
+def print_llm_summary(usage, path: str) -> None:
+    """Print the LLM accounting line of a command, e.g. ``LLM calls: 0 (heuristic path)``.
+
+    Args:
+        usage: the :class:`graphmem.llm.LLMUsage` of the command's operation(s).
+        path: ``"heuristic"``, ``"llm"`` or ``"retrieval"`` (no controller involved).
+    """
+    from rich.markup import escape
+
+    from graphmem.llm import describe_usage
+
+    console.print(f"[dim]{escape(describe_usage(usage, path))}[/dim]")

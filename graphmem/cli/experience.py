@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from rich.markup import escape
 
-from graphmem.cli.common import cli_errors, console, open_memory
+from graphmem.cli.common import cli_errors, console, open_memory, print_llm_summary
 
 app = typer.Typer(help="Experience memory (EMG): action decision graphs, corrections, workflows.",
                   no_args_is_help=True)
@@ -49,6 +49,7 @@ def build(
         console.print(f"built {report.tasks} tasks ({report.explorations} with explorations), "
                       f"{report.similar_edges} SIMILAR_TASK edges in {report.seconds:.1f} s "
                       + escape(f"[renderer: {report.renderer}]"))
+        print_llm_summary(report.llm_usage, report.renderer)
 
 
 @app.command("explore")
@@ -106,3 +107,4 @@ def recall(
         for c in exp.cross:
             console.print(escape(f"  -> {c.neighbour_key} (s_ij={c.similarity:.3f}, "
                                  f"cos={c.neighbour_similarity:.3f}) [{c.renderer}] {c.insight}"))
+    print_llm_summary(result.llm_usage, "retrieval")

@@ -8,7 +8,8 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from graphmem.cli.common import cli_errors, console, open_memory
+from graphmem.cli.common import cli_errors, console, open_memory, print_llm_summary
+from graphmem.llm import LLMUsage
 
 app = typer.Typer(help="Insight memory (EvoGraph-Mem): recall, feedback, replay.",
                   no_args_is_help=True)
@@ -38,6 +39,7 @@ def recall(
     console.print(table)
     console.print(f"{len(result.seed_query_ids)} similar queries, "
                   f"{len(result.expanded_query_ids)} after 1-hop expansion")
+    print_llm_summary(result.llm_usage, "retrieval")
 
 
 @app.command("feedback")
@@ -62,6 +64,7 @@ def feedback(
             results = [memory.feedback(x.query, x.status, x.trajectory, x.retrieved,
                                        task_id=x.task_id, operation_set=ops)
                        for x in tqdm(items, desc="feedback", unit="task", disable=as_json)]
+            total, path = memory.llm_usage, memory.controller.name
     if as_json:
         print(json.dumps([r.model_dump(mode="json") for r in results], indent=1))
         return
@@ -72,6 +75,7 @@ def feedback(
         table.add_row(r.query_id[:8], r.status, r.controller, ops_text,
                       (r.added_insight_id or "")[:8])
     console.print(table)
+    print_llm_summary(total, path)
 
 
 @app.command("replay")
@@ -109,3 +113,7 @@ def replay(
                       f"{r.seconds:.1f}")
     console.print(table)
     console.print(f"controller: {reports[0].controller}")
+    total = LLMUsage()
+    for r in reports:
+        total.merge(r.llm_usage)
+    print_llm_summary(total, reports[0].controller)

@@ -41,7 +41,8 @@ from graphmem.experience.matching import fgw_match
 from graphmem.experience.store import CrossInsight, ExperienceStore, RecalledTask
 from graphmem.experience.trajectories import Trajectory, read_trajectories
 from graphmem.graph.runner import QueryRunner
-from graphmem.llm import LLMUsage
+from graphmem.asyncio_support import AsyncRecall
+from graphmem.llm import LLMAccounting, LLMUsage
 from graphmem.names import node_id, validate_namespace
 
 Progress = Callable[[str, int, int], None]
@@ -60,7 +61,8 @@ class BuildReport(BaseModel):
     fgw_pairs: int
     fgw_ms_median: float | None
     renderer: str
-    usage: LLMUsage = Field(default_factory=LLMUsage)
+    llm_usage: LLMUsage = Field(default_factory=LLMUsage,
+                                description="insight renderer LLM calls (zero when heuristic)")
 
 
 class RecalledExperience(BaseModel):
@@ -80,6 +82,7 @@ class RecallResult(BaseModel):
     k: int
     t: int
     experiences: list[RecalledExperience]
+    llm_usage: LLMUsage = Field(default_factory=LLMUsage, description="zero: recall is pure retrieval")
 
 
 class _TaskBuild:
@@ -98,7 +101,7 @@ class _TaskBuild:
         self.fgw_distance: float | None = None
 
 
-class ExperienceMemory:
+class ExperienceMemory(AsyncRecall, LLMAccounting):
     """The experience memory of one namespace.
 
     Args:
@@ -107,6 +110,8 @@ class ExperienceMemory:
         namespace: tenant scope.
         llm: optional langchain-core ``BaseChatModel`` for insights (eqs. 5, 6); ``None`` renders
             them deterministically (renderer ``"heuristic"``).
+    Attributes:
+        llm_usage: running total of the renderer's LLM calls (:class:`LLMAccounting`).
     """
 
     def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str = "default",
@@ -202,7 +207,8 @@ class ExperienceMemory:
             matching_seconds=round(matching_seconds, 3),
             embedding_seconds=round(embedding_seconds, 3), write_seconds=round(write_seconds, 3),
             fgw_pairs=len(fgw_ms), fgw_ms_median=round(float(np.median(fgw_ms)), 3) if fgw_ms else None,
-            renderer="llm" if self.llm is not None else "heuristic", usage=usage)
+            renderer="llm" if self.llm is not None else "heuristic",
+            llm_usage=self._account(usage))
 
     def build_from_files(self, experts: str | Path, explorations: str | Path | None = None,
                          limit: int | None = None, k: int = 3, tau: float = 0.5,

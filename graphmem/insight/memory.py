@@ -32,7 +32,8 @@ from graphmem.insight.models import (
     RecallResult,
 )
 from graphmem.insight.store import InsightStore
-from graphmem.llm import LLMUsage
+from graphmem.asyncio_support import AsyncRecall
+from graphmem.llm import LLMAccounting, LLMUsage
 from graphmem.names import node_id, validate_namespace
 
 
@@ -59,7 +60,7 @@ def parse_feedback(data: Any) -> FeedbackInput:
         raise ValidationError(message) from None
 
 
-class InsightMemory:
+class InsightMemory(AsyncRecall, LLMAccounting):
     """Insight memory of one namespace.
 
     Args:
@@ -72,6 +73,8 @@ class InsightMemory:
         related_top: RELATED_QUERY edges added at insert to at most this many similar queries…
         related_threshold: …whose cosine similarity (in [-1, 1]) is at least this.
         recall_params: default k, λ, B.
+    Attributes:
+        llm_usage: running total of the controller's LLM calls (:class:`LLMAccounting`).
     Raises:
         ValidationError: a bad namespace.
     """
@@ -219,7 +222,7 @@ class InsightMemory:
         steps, result = self._plan_steps(item, qid, vector, related, plan)
         self.runner.write_many(steps)
         result.skipped_inactive = skipped
-        result.usage = usage
+        result.llm_usage = self._account(usage)
         return result
 
     def _plan_steps(self, item: FeedbackInput, qid: str, vector: np.ndarray, related: list[dict],

@@ -72,6 +72,7 @@ class RecallResult(BaseModel):
     seed_query_ids: list[str] = Field(default_factory=list)
     expanded_query_ids: list[str] = Field(default_factory=list)
     insights: list[RecalledInsight] = Field(default_factory=list)
+    llm_usage: LLMUsage = Field(default_factory=LLMUsage, description="zero: recall is pure retrieval")
 
 
 class InsightState(BaseModel):
@@ -158,7 +159,8 @@ class FeedbackResult(BaseModel):
     revised: dict[str, str] = Field(default_factory=dict, description="old id -> new id")
     archived: list[str] = Field(default_factory=list)
     skipped_inactive: list[str] = Field(default_factory=list)
-    usage: LLMUsage = Field(default_factory=LLMUsage)
+    llm_usage: LLMUsage = Field(default_factory=LLMUsage,
+                                description="the controller's LLM calls (zero when heuristic)")
 
     def count(self, operation: str) -> int:
         """How many decisions have ``operation``."""

@@ -68,7 +68,7 @@ class ReplayReport(BaseModel):
     by_kind: dict[str, KindShare] = Field(default_factory=dict)
     graph: dict[str, Any] = Field(default_factory=dict)
     seconds: float = 0.0
-    usage: LLMUsage = Field(default_factory=LLMUsage)
+    llm_usage: LLMUsage = Field(default_factory=LLMUsage)
 
 
 def replay(
@@ -140,7 +140,7 @@ def replay(
                                  [r.id for r in recalled], task_id=task.task_id,
                                  operation_set=ops, embedding=vector)
         kinds[result.query_id] = task.kind
-        usage.merge(result.usage)
+        usage.merge(result.llm_usage)
         for d in result.decisions:
             decisions[d.operation] += 1
     statuses = Counter(t.status for t in items)
@@ -154,7 +154,7 @@ def replay(
         same_kind_share=round(same / retrieved_total, 4) if retrieved_total else None,
         same_kind_share_in_subgraph=round(same_sub / retrieved_total, 4) if retrieved_total else None,
         by_kind=dict(sorted(by_kind.items())), graph=memory.stats(),
-        seconds=round(time.monotonic() - began, 2), usage=usage,
+        seconds=round(time.monotonic() - began, 2), llm_usage=usage,
     )
 
 

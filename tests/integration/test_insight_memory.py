@@ -136,7 +136,7 @@ def test_llm_revise_creates_version_with_carried_evidence(graph, runner, namespa
     res = llm_mem.feedback("Boil water in a pressure cooker", "resolved", ["close lid"], [a])
     new = res.revised[a]
     assert res.controller == "llm" and [d.operation for d in res.decisions] == ["REVISE", "NO_ADD"]
-    assert res.usage.operations["insight.controller"].input_tokens == 40
+    assert res.llm_usage.operations["insight.controller"].input_tokens == 40
     old_h, new_h = llm_mem.history(a), llm_mem.history(new)
     assert not old_h.active and old_h.revised_by == [new]
     assert new_h.active and new_h.version == 2 and new_h.revision_of == [a]
