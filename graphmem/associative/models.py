@@ -139,6 +139,7 @@ class Evidence(BaseModel):
     rank_score: float = 0.0
     round: int = 0
     path: list[PathStep] = Field(default_factory=list)
+    found_by: list[str] = Field(default_factory=list, description="actions that reached it")
 
 
 class RoundTrace(BaseModel):

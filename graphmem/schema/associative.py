@@ -1,43 +1,74 @@
-"""Associative memory schema (MRAgent, seed 003): the Cue–Tag–Content graph."""
+"""Associative memory schema (MRAgent, seed 003): the Cue–Tag–Content graph.
+
+Relationship types::
+
+    (:Cue)-[:HAS_TAG]->(:Tag)                     phi(c -> g): the tags of a cue
+    (:Tag)-[:LEADS_TO]->(:Episode|:SemanticUnit)  phi((c, g) -> v): a Tag is unique per (cue, text),
+                                                  so one (cue, tag) pair is one Tag node
+    (:Episode)-[:NEXT_EPISODE]->(:Episode)        the conversation's timeline
+    (:SemanticUnit)-[:DERIVED_FROM]->(:Episode)   a stable fact and the turns it came from
+    (:Theme)-[:GROUPS]->(:Episode)                abstraction layer
+
+Extra indexes (migration V0040): ``Cue(namespace, text)``, ``Tag(namespace, cue_id, text)``,
+``Episode(namespace, source_id)``.
+"""
 
 from __future__ import annotations
 
-from neomodel import StringProperty
+from neomodel import DateTimeProperty, IntegerProperty, RelationshipTo, StringProperty
 
 from graphmem.schema.base import GraphmemNode, embedding_property
 
 
 class Cue(GraphmemNode):
-    """A cue c (entity, time, action, keyword), shared per namespace by normalised text."""
+    """A cue c (entity, attribute, time, action, keyword), shared per namespace by normalised
+    text (id = uuid5(namespace, "cue", text))."""
 
     text = StringProperty(required=True)
-    kind = StringProperty()
+    kind = StringProperty(choices={k: k for k in ("entity", "attribute", "time", "action", "keyword")})
     embedding = embedding_property()
+    has_tag = RelationshipTo("Tag", "HAS_TAG")
 
 
 class Tag(GraphmemNode):
-    """A tag g: how a cue leads to contents."""
+    """A tag g: how its cue leads to contents; unique per (cue_id, text); embedded as
+    ``"<cue text> | <tag text>"``."""
 
     text = StringProperty(required=True)
+    cue_id = StringProperty(required=True)
     embedding = embedding_property()
+    leads_to_episode = RelationshipTo("Episode", "LEADS_TO")
+    leads_to_semantic_unit = RelationshipTo("SemanticUnit", "LEADS_TO")
 
 
 class Episode(GraphmemNode):
-    """An episodic content unit on the timeline."""
+    """An episodic unit (one conversation turn, ``"<speaker>: <text>"``) on the timeline."""
 
     text = StringProperty(required=True)
+    speaker = StringProperty()
+    source_id = StringProperty()  # LoCoMo dia_id
+    conversation_id = StringProperty()
+    session = StringProperty()
+    position = IntegerProperty()
+    occurred_at = DateTimeProperty()
     embedding = embedding_property()
+    next_episode = RelationshipTo("Episode", "NEXT_EPISODE")
 
 
 class SemanticUnit(GraphmemNode):
-    """A stable fact or preference."""
+    """A stable fact or preference (``kind``: fact | preference), merged on normalised text."""
 
     text = StringProperty(required=True)
+    kind = StringProperty()
+    conversation_id = StringProperty()
     embedding = embedding_property()
+    derived_from = RelationshipTo("Episode", "DERIVED_FROM")
 
 
 class Theme(GraphmemNode):
-    """A theme grouping related episodes."""
+    """A theme grouping related episodes (k-means cluster named by its key phrases)."""
 
     name = StringProperty(required=True)
+    conversation_id = StringProperty()
     embedding = embedding_property()
+    groups = RelationshipTo("Episode", "GROUPS")

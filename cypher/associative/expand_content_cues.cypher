@@ -1,0 +1,15 @@
+// description: backward action content->cue/tag: the cues (and tags) that lead to found contents
+// params: namespace, content_ids, embedding
+// returns: content_id, cue_id, cue_text, kind, tag_text, score, contents
+// mode: read
+UNWIND $content_ids AS content_id
+CALL (content_id) {
+  MATCH (v:Episode {id: content_id}) RETURN v
+  UNION
+  MATCH (v:SemanticUnit {id: content_id}) RETURN v
+}
+MATCH (c:Cue)-[:HAS_TAG]->(g:Tag)-[:LEADS_TO]->(v)
+WHERE v.namespace = $namespace AND g.namespace = $namespace AND c.namespace = $namespace
+RETURN content_id, c.id AS cue_id, c.text AS cue_text, c.kind AS kind, g.text AS tag_text,
+       vector.similarity.cosine(c.embedding, $embedding) AS score,
+       COUNT { (c)-[:HAS_TAG]->(:Tag)-[:LEADS_TO]->() } AS contents

@@ -1,0 +1,14 @@
+// description: MERGE Theme nodes (abstraction layer) and GROUPS edges to their episodes
+// params: namespace, rows
+// returns: themes
+// mode: write
+UNWIND $rows AS row
+MERGE (t:Theme {id: row.id})
+ON CREATE SET t.namespace = $namespace, t.created_at = datetime()
+SET t.name = row.name, t.conversation_id = row.conversation_id, t.embedding = row.embedding
+WITH t, row
+UNWIND row.episode_ids AS episode_id
+MATCH (e:Episode {id: episode_id})
+WHERE e.namespace = $namespace
+MERGE (t)-[:GROUPS]->(e)
+RETURN count(DISTINCT t) AS themes

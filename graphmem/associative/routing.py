@@ -1,0 +1,113 @@
+"""Routing: which candidate tags to follow each round, and whether the evidence suffices
+(MRAgent, seed 003, section 4 "LLM routing and state update" / "termination").
+
+- :class:`HeuristicRouter`: the ``tag_beam`` best tags by ``w(c) * max(0, cos(g, q))``
+  (see :mod:`graphmem.associative.reconstruction`); never declares sufficiency (the threshold
+  rule and the step budget stop it).
+- :class:`LLMRouter`: a langchain-core chat model picks the relevant tags by number and says
+  whether the evidence so far answers the question (structured output, one retry, then
+  ``ControllerError``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from graphmem.associative.models import Evidence
+from graphmem.associative.reconstruction import select_top
+from graphmem.errors import ControllerError
+from graphmem.llm import LLMUsage, invoke_structured
+
+
+class TagCandidate(BaseModel):
+    """A tag reachable from an active cue (cue->tag), with its heuristic score."""
+
+    cue_id: str
+    cue_text: str
+    tag_id: str
+    tag_text: str
+    cosine: float
+    score: float
+    contents: int = 0
+
+
+class RouteDecision(BaseModel):
+    """The router's choice for one round."""
+
+    tag_ids: list[str]
+    sufficient: bool = False
+    reason: str = ""
+
+
+class HeuristicRouter:
+    """Heuristic routing: top ``beam`` tags by score, never "sufficient"."""
+
+    name = "heuristic"
+
+    def __init__(self, beam: int = 16):
+        self.beam = beam
+
+    def route(self, question: str, evidence: Sequence[Evidence],
+              candidates: Sequence[TagCandidate]) -> RouteDecision:
+        """Pick the ``beam`` best-scoring candidates."""
+        chosen = select_top(((c.tag_id, c.score) for c in candidates), self.beam)
+        return RouteDecision(tag_ids=chosen, reason="heuristic: top tags by w(c)*cos(g,q)")
+
+
+class LLMRouting(BaseModel):
+    """Structured output of the LLM router."""
+
+    selected: list[int] = Field(
+        default_factory=list, description="numbers of the tags worth following (may be empty)"
+    )
+    sufficient: bool = Field(description="true if the evidence so far answers the question")
+    reason: str = Field(default="", description="one short sentence")
+
+
+_SYSTEM = (
+    "You reconstruct memories to answer a question. Memory is a graph cue -> tag -> content. "
+    "Given the question, the evidence found so far and numbered candidate (cue, tag) pairs, "
+    "select the pairs whose contents are likely to help answer the question, and say whether "
+    "the evidence so far is already sufficient."
+)
+
+
+class LLMRouter:
+    """LLM routing over tag candidates; counts calls in ``usage`` under ``associative.route``.
+
+    Raises (from :meth:`route`):
+        ControllerError: invalid output, or selected numbers outside the list, twice.
+    """
+
+    name = "llm"
+
+    def __init__(self, llm: Any, usage: LLMUsage, max_candidates: int = 40, evidence_shown: int = 8):
+        self.llm = llm
+        self.usage = usage
+        self.max_candidates = max_candidates
+        self.evidence_shown = evidence_shown
+
+    def route(self, question: str, evidence: Sequence[Evidence],
+              candidates: Sequence[TagCandidate]) -> RouteDecision:
+        """Ask the model; candidates beyond ``max_candidates`` (by heuristic score) are not shown."""
+        shown = sorted(candidates, key=lambda c: (-c.score, c.tag_id))[: self.max_candidates]
+        lines = [f"{i}. cue '{c.cue_text}' -> tag '{c.tag_text}'" for i, c in enumerate(shown, 1)]
+        found = [f"- {e.text}" for e in evidence[: self.evidence_shown]] or ["(none yet)"]
+        messages = [
+            ("system", _SYSTEM),
+            ("human", f"Question: {question}\n\nEvidence so far:\n" + "\n".join(found)
+             + "\n\nCandidates:\n" + ("\n".join(lines) or "(none)")),
+        ]
+        problem = ""
+        for _attempt in range(2):
+            out = invoke_structured(self.llm, LLMRouting, messages, self.usage, "associative.route")
+            bad = [n for n in out.selected if not 1 <= n <= len(shown)]
+            if not bad:
+                ids = list(dict.fromkeys(shown[n - 1].tag_id for n in out.selected))
+                return RouteDecision(tag_ids=ids, sufficient=out.sufficient,
+                                     reason=f"llm: {out.reason}".strip())
+            problem = f"selected numbers {bad} outside 1..{len(shown)}"
+        raise ControllerError(f"associative.route: {problem}")
