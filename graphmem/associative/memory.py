@@ -43,13 +43,14 @@ from graphmem.associative.themes import group_themes
 from graphmem.embeddings import Embedder
 from graphmem.errors import EmptyTextError, ValidationError
 from graphmem.graph.runner import QueryRunner
-from graphmem.llm import LLMUsage
+from graphmem.asyncio_support import AsyncRecall
+from graphmem.llm import LLMAccounting, LLMUsage
 from graphmem.names import node_id, validate_namespace
 
 Progress = Callable[[int], None]
 
 
-class AssociativeMemory:
+class AssociativeMemory(AsyncRecall, LLMAccounting):
     """Associative memory (MRAgent): construction of the Cue–Tag–Content graph and active
     multi-step reconstruction.
 
@@ -159,6 +160,7 @@ class AssociativeMemory:
         self._counts = None
         report.seconds = round(time.monotonic() - began, 2)
         report.llm_calls = usage.calls
+        report.llm_usage = self._account(usage)
         return report
 
     def _build_rows(self, episodes: list[EpisodeInput], extractor: Any) -> dict[str, list[dict]]:
@@ -358,6 +360,7 @@ class AssociativeMemory:
             evidence=evidence[: cfg.max_evidence], trace=trace,
             llm_calls=usage.calls, llm_input_tokens=op.input_tokens if op else 0,
             llm_output_tokens=op.output_tokens if op else 0,
+            llm_usage=self._account(usage),
         )
 
     # -- steps of a round ----------------------------------------------------------------

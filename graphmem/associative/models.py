@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from graphmem.errors import EmptyTextError
+from graphmem.llm import LLMUsage
 
 CueKind = Literal["entity", "attribute", "time", "action", "keyword"]
 CUE_KINDS: tuple[str, ...] = ("entity", "attribute", "time", "action", "keyword")
@@ -105,6 +106,7 @@ class IngestReport(BaseModel):
     extractor: str = "heuristic"
     seconds: float = 0.0
     llm_calls: int = 0
+    llm_usage: LLMUsage = Field(default_factory=LLMUsage)
 
 
 class PathStep(BaseModel):
@@ -170,6 +172,7 @@ class RecallResult(BaseModel):
     llm_calls: int = 0
     llm_input_tokens: int = 0
     llm_output_tokens: int = 0
+    llm_usage: LLMUsage = Field(default_factory=LLMUsage)
 
     def ranked_source_ids(self, k: int | None = None) -> list[str]:
         """Source ids (e.g. LoCoMo ``dia_id``) of the evidence in rank order, deduplicated,

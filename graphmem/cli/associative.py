@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from tqdm import tqdm
 
-from graphmem.cli.common import cli_errors, console, open_memory
+from graphmem.cli.common import cli_errors, console, open_memory, print_llm_summary
 
 app = typer.Typer(help="Associative memory (MRAgent): cue -> tag -> content graph, active recall.",
                   no_args_is_help=True)
@@ -41,6 +41,7 @@ def ingest(
                   f"{report.tags} tags, {report.cue_tag_content_triples} cue-tag-content triples, "
                   f"{report.semantic_units} semantic units, {report.themes} themes "
                   f"in {report.seconds:.1f} s")
+    print_llm_summary(report.llm_usage, report.extractor)
 
 
 @app.command("recall")
@@ -71,6 +72,7 @@ def recall(
         console.print(f"round {rnd.round}: cues {rnd.active_cues[:6]} candidates {rnd.candidates} "
                       f"+{len(rnd.new_evidence)} evidence, new cues {rnd.new_cues[:6]}"
                       + (f" -> stop ({rnd.stop_reason})" if rnd.stop else ""))
+    print_llm_summary(result.llm_usage, result.controller)
 
 
 @app.command("eval")

@@ -1,16 +1,44 @@
-"""State memory schema (EMIR² SEMG, seed 002): topic chains, events, semantic states."""
+"""State memory schema (EMIR² SEMG, seed 002, relation taxonomy in its appendix Table 3).
+
+Structural relations: FIRST_TIMELINE_NODE (Topic -> earliest Event), TEMPORAL_NEXT (earlier
+Event -> later Event, event-time order), INITIAL_STATE / CURRENT_STATE (Topic -> State; exactly
+one CURRENT_STATE per topic), SEMANTIC_NEXT (earlier State -> successor), SUPPORTED_BY (Event or
+State -> Topic). Evidence relations: EVIDENCED_BY (State -> supporting Event), CONFLICTS_WITH
+(State -> State claimed for the same topic and time, both flagged ``conflict``), RELATED_EVENT
+(Event - Event of another topic, ``similarity`` = cosine).
+"""
 
 from __future__ import annotations
 
-from neomodel import DateTimeProperty, RelationshipTo, StringProperty
+from neomodel import (
+    ArrayProperty,
+    BooleanProperty,
+    DateTimeProperty,
+    FloatProperty,
+    IntegerProperty,
+    RelationshipTo,
+    StringProperty,
+    StructuredRel,
+)
 
 from graphmem.schema.base import GraphmemNode, embedding_property
 
 
+class RelatedEventRel(StructuredRel):
+    """RELATED_EVENT: cross-topic link; ``similarity`` is a cosine in [-1, 1]."""
+
+    similarity = FloatProperty()
+
+
 class Topic(GraphmemNode):
-    """A topic chain head."""
+    """A topic chain head (one subject's topic in one conversation)."""
 
     name = StringProperty(required=True)
+    key = StringProperty()
+    subject = StringProperty()
+    conversation = StringProperty(index=True)
+    created_seq = IntegerProperty()
+    chain_version = IntegerProperty()
     embedding = embedding_property()
     first_timeline_node = RelationshipTo("Event", "FIRST_TIMELINE_NODE")
     initial_state = RelationshipTo("State", "INITIAL_STATE")
@@ -18,21 +46,40 @@ class Topic(GraphmemNode):
 
 
 class Event(GraphmemNode):
-    """An episodic unit on a topic's timeline."""
+    """An episodic unit (one turn) on a topic's timeline; ``source_ids`` are the turn ids."""
 
     text = StringProperty(required=True)
-    occurred_at = DateTimeProperty()
+    speaker = StringProperty()
+    subject = StringProperty()
+    conversation = StringProperty()
+    session = StringProperty()
+    source_ids = ArrayProperty(StringProperty())
+    occurred_at = DateTimeProperty(index=True)
+    seq = IntegerProperty()
+    sort_key = StringProperty(index=True)
+    topic_id = StringProperty()
     embedding = embedding_property()
     temporal_next = RelationshipTo("Event", "TEMPORAL_NEXT")
     supported_by = RelationshipTo("Topic", "SUPPORTED_BY")
+    related_event = RelationshipTo("Event", "RELATED_EVENT", model=RelatedEventRel)
 
 
 class State(GraphmemNode):
-    """A semantic state of a topic, valid from ``valid_from`` to ``valid_to``."""
+    """A semantic state of a topic, valid from ``valid_from`` to ``valid_to`` (None = open)."""
 
     content = StringProperty(required=True)
-    valid_from = DateTimeProperty()
+    value = StringProperty()
+    condition = StringProperty()
+    subject = StringProperty()
+    conversation = StringProperty()
+    mutable = BooleanProperty()
+    conflict = BooleanProperty()
+    evidence_count = IntegerProperty()
+    topic_id = StringProperty()
+    valid_from = DateTimeProperty(index=True)
     valid_to = DateTimeProperty()
     embedding = embedding_property()
     semantic_next = RelationshipTo("State", "SEMANTIC_NEXT")
     supported_by = RelationshipTo("Topic", "SUPPORTED_BY")
+    evidenced_by = RelationshipTo("Event", "EVIDENCED_BY")
+    conflicts_with = RelationshipTo("State", "CONFLICTS_WITH")

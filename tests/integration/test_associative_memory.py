@@ -116,3 +116,8 @@ def test_llm_extractor_and_router(runner, embedder, namespace, conversation) -> 
     assert result.stop_reason == "llm_sufficient" and result.rounds == 1
     assert result.trace[1].selected_tags and result.trace[1].stop
     assert result.ranked_source_ids(1) == [ids[2]]
+    # LLM accounting: per operation on each result, and a running total on the memory
+    assert report.llm_usage.operations["associative.extract"].calls == 1
+    assert result.llm_usage.operations["associative.route"].calls == 1
+    assert result.llm_usage.operations["associative.route"].input_tokens == 5
+    assert mem.llm_usage.calls == 2

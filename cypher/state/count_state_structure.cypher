@@ -1,0 +1,18 @@
+// description: structural invariants of the namespace: topics, events, states, topics whose CURRENT_STATE count is not 1, events off their chain
+// params: namespace
+// returns: topics, events, states, bad_current, unchained
+// mode: read
+CALL { MATCH (t:Topic {namespace: $namespace}) RETURN count(t) AS topics }
+CALL { MATCH (e:Event {namespace: $namespace}) RETURN count(e) AS events }
+CALL { MATCH (s:State {namespace: $namespace}) RETURN count(s) AS states }
+CALL {
+  MATCH (t:Topic {namespace: $namespace})
+  WHERE EXISTS { (t)<-[:SUPPORTED_BY]-(:State) } AND COUNT { (t)-[:CURRENT_STATE]->() } <> 1
+  RETURN count(t) AS bad_current
+}
+CALL {
+  MATCH (e:Event {namespace: $namespace})-[:SUPPORTED_BY]->(t:Topic)
+  WHERE NOT EXISTS { (t)-[:FIRST_TIMELINE_NODE]->(e) } AND NOT EXISTS { (:Event)-[:TEMPORAL_NEXT]->(e) }
+  RETURN count(e) AS unchained
+}
+RETURN topics, events, states, bad_current, unchained

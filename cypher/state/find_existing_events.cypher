@@ -1,0 +1,8 @@
+// description: which of the given event ids already exist in the namespace (re-ingest skips them)
+// params: namespace, ids
+// returns: id
+// mode: read
+UNWIND $ids AS eid
+MATCH (e:Event {id: eid})
+WHERE e.namespace = $namespace
+RETURN e.id AS id

@@ -1,0 +1,11 @@
+// description: evaluation baseline: raw conversation turns as plain embedded Event nodes in a separate namespace (no topics, no chains)
+// params: namespace, rows
+// returns: created
+// mode: write
+UNWIND $rows AS row
+MERGE (e:Event {id: row.id})
+ON CREATE SET e.namespace = $namespace, e.conversation = row.conversation, e.text = row.text,
+              e.speaker = row.speaker, e.source_ids = row.source_ids,
+              e.occurred_at = row.occurred_at, e.embedding = row.embedding,
+              e.created_at = datetime()
+RETURN count(e) AS created

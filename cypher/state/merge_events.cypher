@@ -1,0 +1,15 @@
+// description: create events (episodic units) and attach each to its topic with SUPPORTED_BY
+// params: namespace, rows
+// returns: created
+// mode: write
+UNWIND $rows AS row
+MATCH (t:Topic {id: row.topic_id})
+WHERE t.namespace = $namespace
+MERGE (e:Event {id: row.id})
+ON CREATE SET e.namespace = $namespace, e.conversation = row.conversation, e.text = row.text,
+              e.speaker = row.speaker, e.subject = row.subject, e.session = row.session,
+              e.source_ids = row.source_ids, e.occurred_at = row.occurred_at, e.seq = row.seq,
+              e.sort_key = row.sort_key, e.embedding = row.embedding, e.topic_id = row.topic_id,
+              e.created_at = datetime()
+MERGE (e)-[:SUPPORTED_BY]->(t)
+RETURN count(e) AS created

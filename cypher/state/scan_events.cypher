@@ -1,0 +1,12 @@
+// description: exact in-namespace cosine scan over events (fallback when the index query returns fewer than k)
+// params: namespace, embedding, k
+// returns: id, text, speaker, source_ids, occurred_at, topic_id, topic, score
+// mode: read
+MATCH (e:Event {namespace: $namespace})
+WITH e, 2 * vector.similarity.cosine(e.embedding, $embedding) - 1 AS score
+ORDER BY score DESC, e.id
+LIMIT $k
+OPTIONAL MATCH (e)-[:SUPPORTED_BY]->(t:Topic {namespace: $namespace})
+RETURN e.id AS id, e.text AS text, e.speaker AS speaker, e.source_ids AS source_ids,
+       e.occurred_at AS occurred_at, t.id AS topic_id, t.name AS topic, score
+ORDER BY score DESC, id

@@ -1,0 +1,93 @@
+"""``graphmem state``: ingest conversations, recall with intent-guided multi-round retrieval,
+and evaluate on LoCoMo / MemConflict (EMIR² SEMG, seed 002)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.table import Table
+from tqdm import tqdm
+
+from graphmem.cli.common import cli_errors, console, open_memory
+
+app = typer.Typer(help="State memory (EMIR² SEMG): topic chains, evolving states, multi-round recall.",
+                  no_args_is_help=True)
+
+DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+@app.command("ingest")
+def ingest(
+    file: Path = typer.Argument(..., help="LoCoMo JSON, generic JSON/JSONL, or MemConflict JSONL"),
+    namespace: str = typer.Option(None, "--namespace", "-n", help="tenant namespace"),
+    fmt: str = typer.Option("auto", "--format", help="auto | locomo | generic | memconflict"),
+    as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
+) -> None:
+    """Ingest a conversation file; re-ingesting the same file adds nothing."""
+    from graphmem.conversation import read_conversations
+
+    with cli_errors():
+        conversations = read_conversations(file, fmt)  # type: ignore[arg-type]
+        mem = open_memory(namespace)
+        total = sum(len(c.turns) for c in conversations)
+        with tqdm(total=total, unit="turn", desc="ingest", disable=as_json) as bar:
+            report = mem.state.ingest(conversations, progress=bar.update)
+    if as_json:
+        console.print_json(report.model_dump_json())
+        return
+    console.print(f"{report.extractor} extractor: {report.events_new} new events, "
+                  f"{report.events_skipped} skipped, {report.topics_new} new topics, "
+                  f"states {report.state_relations}, {report.related_edges} cross-topic edges, "
+                  f"{report.seconds:.1f} s")
+
+
+@app.command("recall")
+def recall(
+    question: str = typer.Argument(..., help="the question"),
+    namespace: str = typer.Option(None, "--namespace", "-n", help="tenant namespace"),
+    k: int = typer.Option(10, "--k", help="number of hits"),
+    rounds: int = typer.Option(4, "--rounds", help="round budget"),
+    as_json: bool = typer.Option(False, "--json", help="print JSON"),
+) -> None:
+    """Events and states for QUESTION with their source ids, and each round's action."""
+    with cli_errors():
+        result = open_memory(namespace).state.recall(question, k=k, max_rounds=rounds)
+    if as_json:
+        console.print_json(json.dumps(result.to_json_dict()))
+        return
+    console.print(f"intent: {result.intent}  controller: {result.controller}")
+    for r in result.rounds:
+        console.print(f"  round {r.number}: {r.action} (+{len(r.added)})  {r.reason}")
+    table = Table("rank", "kind", "score", "source ids", "when", "text")
+    for i, h in enumerate(result.hits, 1):
+        when = h.occurred_at or h.valid_from
+        flag = " [current]" if h.current else (" [conflict]" if h.conflict else "")
+        table.add_row(str(i), h.kind + flag, f"{h.score:.3f}", ",".join(h.source_ids[:4]),
+                      when.date().isoformat() if when else "", h.text[:90])
+    console.print(table)
+
+
+@app.command("eval")
+def evaluate(
+    locomo: Path = typer.Option(DEFAULT_DATA / "locomo" / "locomo-dev.json", help="LoCoMo file"),
+    memconflict: Path = typer.Option(DEFAULT_DATA / "memconflict" / "Step4_1.jsonl",
+                                     help="MemConflict Step4_1.jsonl"),
+    max_personas: int = typer.Option(6, help="MemConflict personas to probe"),
+    skip_memconflict: bool = typer.Option(False, help="only LoCoMo"),
+    as_json: bool = typer.Option(True, "--json/--no-json", help="print JSON (default)"),
+) -> None:
+    """LoCoMo evidence recall@5/10/20 (state vs vector baseline) and MemConflict probes, as JSON."""
+    from graphmem.state.evaluation import evaluate_locomo, evaluate_memconflict
+
+    with cli_errors():
+        mem = open_memory("eval-state")
+        out = {"locomo": evaluate_locomo(mem.runner, mem.embedder, locomo)}
+        if not skip_memconflict:
+            out["memconflict"] = evaluate_memconflict(mem.runner, mem.embedder, memconflict,
+                                                      max_personas=max_personas)
+    if as_json:
+        print(json.dumps(out, indent=2))
+    else:
+        console.print(out)

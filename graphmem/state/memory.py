@@ -1,0 +1,302 @@
+"""``StateMemory``: the EMIR² State-Evolving Memory Graph (seed 002) on Neo4j.
+
+Ingest (section 3.2, SEMG construction): every turn becomes an Event on a topic chain (Topic
+head, FIRST_TIMELINE_NODE, TEMPORAL_NEXT in event-time order, late events inserted in place);
+assertions update the topic's semantic States by evidence (initial / confirm / change /
+history / conflict; exactly one CURRENT_STATE per topic); events of different topics that are
+similar get RELATED_EVENT edges.
+
+Recall (section 3.3, intent-guided multi-round retrieval): a controller picks one retrieval
+action per round from the question's intent and the evidence so far, until it stops or the
+round budget is spent. The result lists every round's action and the evidence it added.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from dateutil import parser as date_parser
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from graphmem.conversation import Conversation, Format, Turn, read_conversations
+from graphmem.embeddings import Embedder, validate_texts
+from graphmem.errors import ValidationError
+from graphmem.graph.runner import QueryRunner
+from graphmem.llm import LLMUsage
+from graphmem.names import node_id, validate_namespace
+from graphmem.state.controller import HeuristicController, LLMController, detect_intent
+from graphmem.state.extraction import HeuristicExtractor, LLMExtractor
+from graphmem.state.models import Hit, IngestReport, RecallResult, Round, TimeRange
+from graphmem.state.ranking import fuse_keyword, merge_hit, rank, source_ids_in_order
+from graphmem.state.store import StateStore
+from graphmem.state.topics import TopicAssigner, TopicRef, key_phrase
+
+_WORD = re.compile(r"[A-Za-z0-9]+")
+_MONTHS = ("january february march april may june july august september october november "
+           "december").split()
+
+
+def keyword_query(question: str) -> str:
+    """A Lucene OR-query of the question's content words (letters/digits only, so no escaping)."""
+    words = [w for w in _WORD.findall(question) if w.lower() not in ENGLISH_STOP_WORDS and len(w) > 1]
+    return " OR ".join(dict.fromkeys(words))
+
+
+def time_range_of(question: str) -> TimeRange | None:
+    """The month or year a question names ("in May 2023", "in 2022"), as a UTC range, else None."""
+    low = question.lower()
+    year = re.search(r"\b(19|20)\d{2}\b", low)
+    month = next((m for m in _MONTHS if re.search(rf"\b{m}\b", low)), None)
+    if not year:
+        return None
+    y = int(year.group(0))
+    if month:
+        start = date_parser.parse(f"1 {month} {y}").replace(tzinfo=timezone.utc)
+        end = (start + timedelta(days=32)).replace(day=1) - timedelta(seconds=1)
+    else:
+        start = datetime(y, 1, 1, tzinfo=timezone.utc)
+        end = datetime(y, 12, 31, 23, 59, 59, tzinfo=timezone.utc)
+    return TimeRange(start=start, end=end)
+
+
+class StateMemory:
+    """State memory (EMIR² SEMG) of one namespace.
+
+    Args:
+        runner: the query runner (migrated database).
+        embedder: text embedder, ``(n, d)`` float32 unit rows.
+        namespace: tenant scope.
+        llm: optional langchain-core ``BaseChatModel``; None => heuristic extractor/controller.
+        topic_threshold: cosine in [-1, 1] to join an existing topic (heuristic assignment).
+        confirm_threshold: cosine at or above which a new assertion confirms the current state.
+        related_threshold: cosine for cross-topic RELATED_EVENT edges; ``related_per_event`` max.
+    Raises:
+        ValidationError: bad namespace.
+    """
+
+    def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str, llm: Any | None = None,
+                 topic_threshold: float = 0.5, confirm_threshold: float = 0.95,
+                 related_threshold: float = 0.6, related_per_event: int = 3):
+        self.runner = runner
+        self.embedder = embedder
+        self.namespace = validate_namespace(namespace)
+        self.llm = llm
+        self.store = StateStore(runner, self.namespace)
+        self.topic_threshold = topic_threshold
+        self.confirm_threshold = confirm_threshold
+        self.related_threshold = related_threshold
+        self.related_per_event = related_per_event
+        # retrieval weights (tuned on locomo-dev; see docs/state.md)
+        self.keyword_weight = 0.15
+        self.timeline_decay = 0.9
+        self.related_decay = 0.9
+        self.current_bonus = 0.2
+
+    # ================================================================== ingest
+    def ingest_file(self, path: str | Path, fmt: Format = "auto",
+                    progress: Callable[[int], None] | None = None) -> IngestReport:
+        """Read ``path`` (LoCoMo, generic JSON/JSONL or MemConflict) and ingest every conversation.
+
+        Raises:
+            InputFormatError: malformed file (nothing written).
+        """
+        conversations = read_conversations(path, fmt)
+        return self.ingest(conversations, progress=progress)
+
+    def ingest(self, conversations: Sequence[Conversation],
+               progress: Callable[[int], None] | None = None) -> IngestReport:
+        """Ingest conversations; each conversation is one transaction (plus derived
+        RELATED_EVENT edges after it). Turns whose event already exists are skipped, so
+        re-ingesting creates nothing new. ``progress(n)`` is called with turns processed.
+
+        Raises:
+            EmptyTextError / ValidationError: bad turns (checked before anything is written).
+            ControllerError: the LLM extractor failed twice (nothing of that conversation written).
+        """
+        began = time.monotonic()
+        extractor = LLMExtractor(self.llm) if self.llm is not None else HeuristicExtractor()
+        report = IngestReport(namespace=self.namespace, extractor=extractor.name)
+        for conv in conversations:
+            validate_texts([t.text for t in conv.turns], what=f"conversation {conv.id} turn")
+            self._ingest_one(conv, extractor, report)
+            report.conversations += 1
+            if progress:
+                progress(len(conv.turns))
+        report.llm_usage = extractor.usage
+        report.seconds = round(time.monotonic() - began, 3)
+        return report
+
+    def _event_id(self, conv: Conversation, turn: Turn) -> str:
+        return node_id(self.namespace, "event", conv.id, turn.source_id)
+
+    def _ingest_one(self, conv: Conversation, extractor: Any, report: IngestReport) -> None:
+        ids = [self._event_id(conv, t) for t in conv.turns]
+        existing = self.store.existing_event_ids(ids)
+        new_turns = sorted((t for t, i in zip(conv.turns, ids, strict=True) if i not in existing),
+                           key=lambda t: (t.timestamp, t.position))
+        report.events_skipped += len(conv.turns) - len(new_turns)
+        if not new_turns:
+            return
+        extractions = extractor.extract(new_turns)
+        event_texts = [f"{t.speaker}: {t.text}" for t in new_turns]
+        event_vecs = self.embedder.embed_documents(event_texts)
+        extra = sorted({x.assertion for x, et in zip(extractions, event_texts, strict=True)
+                        if x.assertion and x.assertion != et}
+                       | {x.topic_name or x.topic_key for x in extractions if x.topic_key})
+        extra_vecs = dict(zip(extra, self.embedder.embed_documents(extra), strict=True)) if extra else {}
+
+        known = [TopicRef(id=r["id"], key=r["key"], subject=r["subject"], name=r["name"],
+                          embedding=np.asarray(r["embedding"], dtype=np.float32))
+                 for r in self.store.topics(conv.id)]
+        assigner = TopicAssigner(known, threshold=self.topic_threshold)
+        topics, events, links, states = [], [], [], []
+        seq0 = len(known)
+        for turn, x, text, vec in zip(new_turns, extractions, event_texts, event_vecs, strict=True):
+            event_id = self._event_id(conv, turn)
+            topic = assigner.by_key(x.topic_key) if x.topic_key else None
+            if topic is None and not x.topic_key:
+                best, sim = assigner.nearest(x.subject, vec)
+                topic = best if best is not None and sim >= self.topic_threshold else None
+            if topic is None:
+                key = x.topic_key or f"auto:{turn.source_id}"
+                name = x.topic_name or f"{x.subject}: {key_phrase(turn.text)}"
+                emb = extra_vecs.get(x.topic_name or x.topic_key, vec) if x.topic_key else vec
+                topic = assigner.add(TopicRef(id=node_id(self.namespace, "topic", conv.id, key), key=key,
+                                              subject=x.subject, name=name, embedding=emb, new=True))
+                topics.append({"id": topic.id, "conversation": conv.id, "key": key, "name": name,
+                               "subject": x.subject, "embedding": [float(v) for v in emb],
+                               "seq": seq0 + len(topics)})
+            stamp = turn.timestamp.astimezone(timezone.utc)
+            events.append({
+                "id": event_id, "conversation": conv.id, "text": turn.text, "speaker": turn.speaker,
+                "subject": x.subject, "session": turn.session, "source_ids": [turn.source_id],
+                "occurred_at": turn.timestamp, "seq": turn.position,
+                "sort_key": f"{stamp.strftime('%Y-%m-%dT%H:%M:%S.%f')}|{turn.position:09d}|{event_id}",
+                "embedding": [float(v) for v in vec], "topic_id": topic.id})
+            links.append((topic.id, event_id))
+            if x.assertion:
+                svec = extra_vecs.get(x.assertion, vec)
+                states.append({"topic_id": topic.id, "event_id": event_id, "state": {
+                    "id": node_id(self.namespace, "state", conv.id, turn.source_id),
+                    "conversation": conv.id, "content": x.assertion, "value": x.value or "",
+                    "condition": x.condition, "subject": x.subject, "mutable": x.mutable,
+                    "valid_from": turn.timestamp, "embedding": [float(v) for v in svec]}})
+        results = self.store.write_unit(topics, events, links, states, self.confirm_threshold)
+        for step in results[-len(states):] if states else []:
+            for row in step:
+                report.state_relations[row["relation"]] = report.state_relations.get(row["relation"], 0) + 1
+        report.events_new += len(events)
+        report.topics_new += len(topics)
+        report.related_edges += self.store.link_related([e["id"] for e in events],
+                                                        self.related_threshold, self.related_per_event)
+
+    # ================================================================== recall
+    def recall(self, question: str, k: int = 10, max_rounds: int = 4,
+               controller: Any | None = None) -> RecallResult:
+        """Intent-guided multi-round retrieval (EMIR² §3.3).
+
+        Args:
+            question: the question (non-empty).
+            k: hits to return (1..200).
+            max_rounds: round budget (1..8).
+            controller: override; default LLM controller when ``llm`` is set, else heuristic.
+        Returns:
+            :class:`RecallResult` with ranked hits (events and states), their source ids in
+            order, and each round's action and added evidence.
+        Raises:
+            EmptyTextError: empty question. ValidationError: k or max_rounds out of range.
+            ControllerError: the LLM controller failed twice.
+        """
+        validate_texts([question], what="question")
+        if not 1 <= k <= 200:
+            raise ValidationError(f"k must be in 1..200, got {k!r}")
+        if not 1 <= max_rounds <= 8:
+            raise ValidationError(f"max_rounds must be in 1..8, got {max_rounds!r}")
+        ctrl = controller or (LLMController(self.llm) if self.llm is not None else HeuristicController())
+        intent = detect_intent(question)
+        q = self.embedder.embed_query(question)
+        span = time_range_of(question)
+        pool: dict[str, Hit] = {}
+        rounds: list[Round] = []
+        breadth = max(3 * k, 30)
+        while len(rounds) < max_rounds:
+            hits_now = rank(pool.values())
+            choice = ctrl.choose(question, intent, rounds, hits_now, span is not None)
+            if choice.action == "stop":
+                rounds.append(Round(number=len(rounds) + 1, action="stop", reason=choice.reason))
+                break
+            added = self._act(choice.action, question, q, span, pool, hits_now, breadth)
+            rounds.append(Round(number=len(rounds) + 1, action=choice.action, reason=choice.reason,
+                                added=added))
+        ranked = rank(pool.values())
+        usage = LLMUsage()
+        usage.merge(ctrl.usage)
+        return RecallResult(question=question, intent=intent, controller=ctrl.name, hits=ranked[:k],
+                            source_ids=source_ids_in_order(ranked)[:k], rounds=rounds,
+                            llm_usage=usage)
+
+    def _act(self, action: str, question: str, q: Any, span: TimeRange | None,
+             pool: dict[str, Hit], hits_now: list[Hit], breadth: int) -> list[str]:
+        added: list[str] = []
+
+        def put(hit: Hit) -> None:
+            if merge_hit(pool, hit, action):
+                added.append(hit.id)
+
+        top_events = [h for h in hits_now if h.kind == "event"][:5]
+        if action == "search_events":
+            dense = self.store.search_events(q, breadth)
+            keyword = self.store.keyword_events(keyword_query(question), breadth)
+            fused = fuse_keyword({h.id: h.score for h in dense}, {h.id: h.score for h in keyword},
+                                 self.keyword_weight)
+            by_id = {h.id: h for h in keyword} | {h.id: h for h in dense}
+            for event_id, score in sorted(fused.items(), key=lambda kv: -kv[1])[:breadth]:
+                if event_id in by_id:
+                    hit = by_id[event_id].model_copy()
+                    hit.score = score
+                    put(hit)
+        elif action == "search_states":
+            for hit in self.store.search_states(q, breadth):
+                if hit.current:
+                    hit.score += self.current_bonus
+                elif hit.conflict:
+                    hit.score -= self.current_bonus / 2
+                put(hit)
+        elif action in ("current_state", "state_history"):
+            topics = {r["id"]: float(r["score"]) for r in self.store.search_topics(q, 3)}
+            states = self.store.topic_states(list(topics), only_current=action == "current_state")
+            for hit in states:
+                base = topics.get(hit.topic_id or "", 0.0)
+                bonus = self.current_bonus if hit.current else (
+                    self.current_bonus / 2 if action == "state_history" else 0.0)
+                hit.score = base + bonus - (0.05 if hit.conflict and not hit.current else 0.0)
+                put(hit)
+        elif action == "timeline":
+            parents = {h.id: h.score for h in top_events}
+            for parent, distance, hit in self.store.timeline(list(parents), hops=1):
+                hit.score = parents[parent] * self.timeline_decay ** distance
+                put(hit)
+        elif action == "cross_topic":
+            parents = {h.id: h.score for h in top_events}
+            for parent, sim, hit in self.store.related(list(parents)):
+                hit.score = parents[parent] * self.related_decay * max(sim, 0.0)
+                put(hit)
+        elif action == "time_range" and span is not None:
+            for hit in self.store.events_in_range(span.start, span.end, q, breadth):
+                put(hit)
+        return added
+
+    # ================================================================== inspection
+    def topic_chain(self, topic_id: str) -> list[dict[str, Any]]:
+        """Events of a topic in TEMPORAL_NEXT order."""
+        return self.store.topic_chain(topic_id)
+
+    def structure(self) -> dict[str, int]:
+        """Node counts and invariant checks (``bad_current`` and ``unchained`` are 0 when sound)."""
+        return self.store.structure()

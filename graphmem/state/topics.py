@@ -1,0 +1,71 @@
+"""Heuristic topic assignment (EMIR² SEMG: episodic units organised into topic chains).
+
+An event joins the most similar existing topic of the same subject when the cosine similarity
+of its embedding to the topic's embedding reaches ``threshold``; otherwise it founds a new
+topic named by its YAKE key phrase. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class TopicRef:
+    """A topic known to the assigner: id, key, subject, name and unit embedding ``(d,)``."""
+
+    id: str
+    key: str
+    subject: str
+    name: str
+    embedding: np.ndarray
+    new: bool = False
+
+
+@dataclass
+class TopicAssigner:
+    """Incremental nearest-topic clustering by cosine similarity.
+
+    Args:
+        topics: the topics already stored for this scope.
+        threshold: minimum cosine in [-1, 1] to join a topic (default 0.5).
+    """
+
+    topics: list[TopicRef] = field(default_factory=list)
+    threshold: float = 0.5
+
+    def by_key(self, key: str) -> TopicRef | None:
+        """The topic with ``key`` or None."""
+        for topic in self.topics:
+            if topic.key == key:
+                return topic
+        return None
+
+    def nearest(self, subject: str, embedding: np.ndarray) -> tuple[TopicRef | None, float]:
+        """Best topic of ``subject`` for a unit vector ``(d,)`` and its cosine (or None, -1)."""
+        best, best_sim = None, -1.0
+        for topic in self.topics:
+            if topic.subject != subject:
+                continue
+            sim = float(np.dot(topic.embedding, embedding))
+            if sim > best_sim:
+                best, best_sim = topic, sim
+        return best, best_sim
+
+    def add(self, topic: TopicRef) -> TopicRef:
+        """Register a newly founded topic."""
+        self.topics.append(topic)
+        return topic
+
+
+def key_phrase(text: str, max_words: int = 3) -> str:
+    """The top YAKE key phrase of ``text`` (English), or its first words when YAKE finds none."""
+    import yake
+
+    extractor = yake.KeywordExtractor(lan="en", n=max_words, top=1)
+    found = extractor.extract_keywords(text)
+    if found:
+        return str(found[0][0])
+    return " ".join(text.split()[:max_words])

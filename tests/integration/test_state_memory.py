@@ -1,0 +1,126 @@
+"""State memory (EMIR² SEMG) against real Neo4j: chains, late events, evidence-based updates,
+idempotent re-ingest, concurrency, tenancy, multi-round recall on a LoCoMo slice."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime, timezone
+
+import pytest
+
+from graphmem.conversation import Conversation, Turn, read_locomo
+from graphmem.errors import EmptyTextError, ValidationError
+from graphmem.state import StateMemory
+
+
+def _turn(source_id: str, text: str, month: int, value: str, attribute: str = "Residence",
+          kind: str = "attribute", day: int = 1) -> Turn:
+    return Turn(source_id=source_id, speaker="Ann", text=text,
+                timestamp=datetime(2024, month, day, tzinfo=timezone.utc), position=month,
+                meta={"attribute": attribute, "value": value, "kind": kind})
+
+
+def _conv(*turns: Turn) -> Conversation:
+    return Conversation(id="c1", speakers=["Ann"], turns=list(turns))
+
+
+def _topic_id(runner, namespace: str) -> str:
+    [topic] = runner.read("state/list_topics", namespace=namespace, conversation="c1")
+    return topic["id"]
+
+
+def test_late_event_keeps_current_state_and_time_order(runner, embedder, namespace):
+    mem = StateMemory(runner, embedder, namespace)
+    assert mem.ingest([_conv(_turn("t1", "I live in Lyon.", 3, "Lyon"))]).state_relations == {"initial": 1}
+    assert mem.ingest([_conv(_turn("t2", "I moved to Paris.", 6, "Paris"))]).state_relations == {"change": 1}
+    assert mem.ingest([_conv(_turn("t0", "I lived in Nice.", 1, "Nice"))]).state_relations == {"history": 1}
+    topic = _topic_id(runner, namespace)
+    chain = mem.topic_chain(topic)
+    assert [c["source_ids"] for c in chain] == [["t0"], ["t1"], ["t2"]]
+    states = {h.value: h for h in mem.store.topic_states([topic], only_current=False)}
+    assert [v for v, h in states.items() if h.current] == ["paris"]
+    assert states["nice"].valid_to == states["lyon"].valid_from
+    assert states["lyon"].valid_to == states["paris"].valid_from and states["paris"].valid_to is None
+    assert mem.structure() == {"topics": 1, "events": 3, "states": 3, "bad_current": 0, "unchained": 0}
+    history = runner.read("state/get_topic_states", namespace=namespace, topic_ids=[topic],
+                          only_current=False)
+    assert [h["value"] for h in history] == ["nice", "lyon", "paris"]
+
+
+def test_confirm_conflict_and_condition(runner, embedder, namespace):
+    mem = StateMemory(runner, embedder, namespace)
+    report = mem.ingest([_conv(
+        _turn("a", "My birthplace is Boston.", 1, "Boston", "Birthplace", "static"),
+        _turn("b", "Yes, born in Boston.", 2, "Boston", "Birthplace", "static"),
+        _turn("c", "My birthplace is Dublin.", 5, "Dublin", "Birthplace", "static"),
+    )])
+    assert report.state_relations == {"initial": 1, "confirm": 1, "conflict": 1}
+    topic = _topic_id(runner, namespace)
+    states = {h.value: h for h in mem.store.topic_states([topic], only_current=False)}
+    assert states["boston"].current and states["boston"].conflict
+    assert not states["dublin"].current and states["dublin"].conflict
+    assert sorted(states["boston"].source_ids) == ["a", "b"]
+    res = mem.recall("What is Ann's birthplace now?")
+    assert res.hits[0].kind == "state" and res.hits[0].value == "boston"
+    assert [r.action for r in res.rounds][:2] == ["search_events", "current_state"]
+
+
+def test_reingest_adds_no_node(runner, embedder, namespace, shared_data):
+    [conv] = read_locomo(shared_data / "locomo" / "locomo-dev.json")[:1]
+    small = conv.model_copy(update={"turns": conv.turns[:40]})
+    mem = StateMemory(runner, embedder, namespace)
+    first = mem.ingest([small])
+    before = runner.read("core/count_namespace_nodes", namespace=namespace)
+    again = mem.ingest([small])
+    assert first.events_new == 40 and again.events_new == 0 and again.events_skipped == 40
+    assert runner.read("core/count_namespace_nodes", namespace=namespace) == before
+    assert mem.structure()["bad_current"] == 0 and mem.structure()["unchained"] == 0
+
+
+def test_recall_on_locomo_slice_returns_dia_ids(runner, embedder, namespace, shared_data):
+    [conv] = read_locomo(shared_data / "locomo" / "locomo-dev.json")[:1]
+    small = conv.model_copy(update={"turns": conv.turns[:60]})
+    mem = StateMemory(runner, embedder, namespace)
+    mem.ingest([small])
+    res = mem.recall("When did Caroline go to the LGBTQ support group?", k=10)
+    assert res.intent == "temporal" and res.controller == "heuristic"
+    assert "D1:3" in res.source_ids[:5]
+    assert res.rounds[0].action == "search_events" and res.rounds[-1].action == "stop"
+    other = StateMemory(runner, embedder, namespace + "-other")
+    assert other.recall("When did Caroline go to the LGBTQ support group?").hits == []
+
+
+def test_concurrent_updates_leave_one_current_state(runner, embedder, namespace):
+    mem = StateMemory(runner, embedder, namespace)
+    mem.ingest([_conv(_turn("t0", "I live in Lyon.", 1, "Lyon"))])
+    cities = ["Paris", "Nice", "Lille", "Brest", "Metz", "Dijon"]
+    errors: list[Exception] = []
+
+    def worker(i: int, city: str) -> None:
+        try:
+            StateMemory(runner, embedder, namespace).ingest(
+                [_conv(_turn(f"w{i}", f"I moved to {city}.", 2 + i, city))])
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(i, c)) for i, c in enumerate(cities)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    structure = mem.structure()
+    assert structure["bad_current"] == 0 and structure["unchained"] == 0 and structure["events"] == 7
+    topic = _topic_id(runner, namespace)
+    current = mem.store.topic_states([topic], only_current=True)
+    assert [h.value for h in current] == ["dijon"]  # the latest by time wins whatever the order
+    assert [c["source_ids"][0] for c in mem.topic_chain(topic)] == ["t0"] + [f"w{i}" for i in range(6)]
+
+
+def test_bad_input_writes_nothing(runner, embedder, namespace):
+    mem = StateMemory(runner, embedder, namespace)
+    with pytest.raises(ValidationError):
+        mem.recall("x", k=0)
+    with pytest.raises(EmptyTextError):
+        mem.recall("   ")
+    assert runner.read("core/count_namespace_nodes", namespace=namespace) == []

@@ -1,0 +1,130 @@
+"""Pure parts of the state memory: extraction, intent, controllers, ranking, time ranges."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import numpy as np
+import pytest
+from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage
+
+from graphmem.conversation import Turn
+from graphmem.errors import ControllerError
+from graphmem.state.controller import HeuristicController, LLMController, detect_intent
+from graphmem.state.extraction import HeuristicExtractor, LLMExtractor, normalize_value
+from graphmem.state.memory import keyword_query, time_range_of
+from graphmem.state.models import Hit, Round
+from graphmem.state.ranking import fuse_keyword, merge_hit, rank, source_ids_in_order
+from graphmem.state.topics import TopicAssigner, TopicRef
+
+
+class ScriptedChatModel(FakeMessagesListChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+
+def _reply(name: str, args: dict) -> AIMessage:
+    return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": "1"}],
+                     usage_metadata={"input_tokens": 5, "output_tokens": 3, "total_tokens": 8})
+
+
+def _turn(text: str, meta: dict | None = None) -> Turn:
+    return Turn(source_id="D1:1", speaker="Ann", text=text,
+                timestamp=datetime(2024, 1, 1, tzinfo=timezone.utc), meta=meta or {})
+
+
+def test_heuristic_extractor_free_text_and_structured():
+    ex = HeuristicExtractor()
+    statement, question = ex.extract([_turn("I moved to Lyon when I got the job."), _turn("Did you?")])
+    assert statement.assertion == "Ann: I moved to Lyon when I got the job." and statement.topic_key is None
+    assert statement.condition == "when I got the job"
+    assert question.assertion is None
+    [fact] = ex.extract([_turn("x", {"kind": "conditional", "attribute": "Beverage_Preference",
+                                     "value": "Tea", "condition": "Morning boost", "role": "Point_A"})])
+    assert fact.topic_key == "Ann|Beverage_Preference|Morning boost" and fact.value == "tea"
+    assert fact.condition == "Morning boost" and fact.mutable
+    [static] = ex.extract([_turn("x", {"kind": "static", "attribute": "Birthplace", "value": "Oslo",
+                                       "person": "Max"})])
+    assert static.subject == "Max" and not static.mutable and static.topic_key == "Max|Birthplace"
+
+
+def test_normalize_value():
+    assert normalize_value({"b": 1, "a": "X"}) == '{"a": "x", "b": 1}'
+    assert normalize_value("  Paris  France ") == "paris france"
+    assert normalize_value(None) == ""
+
+
+def test_llm_extractor_scripted_and_retry_failure():
+    reply = _reply("ExtractionBatch", {"items": [{"index": 0, "subject": "Ann", "topic": "Ann / Home",
+                                                  "assertion": "Ann lives in Lyon", "value": "Lyon"}]})
+    ex = LLMExtractor(ScriptedChatModel(responses=[reply]))
+    [out] = ex.extract([_turn("I live in Lyon.")])
+    assert out.topic_key == "ann / home" and out.value == "lyon"
+    assert ex.usage.operations["state.extract"].calls == 1
+    assert ex.usage.operations["state.extract"].input_tokens == 5
+    bad = AIMessage(content="no tool call")
+    with pytest.raises(ControllerError):
+        LLMExtractor(ScriptedChatModel(responses=[bad, bad])).extract([_turn("I live in Lyon.")])
+
+
+@pytest.mark.parametrize(("question", "intent"), [
+    ("When did Caroline go to the support group?", "temporal"),
+    ("Where does Ann live now?", "current"),
+    ("Where did Ann live before moving?", "history"),
+    ("Would Melanie likely enjoy camping?", "multi_hop"),
+    ("What is Ann's job?", "factual"),
+])
+def test_detect_intent_rules(question, intent):
+    assert detect_intent(question) == intent
+
+
+def test_heuristic_controller_follows_plan_and_skips_time_range():
+    ctrl = HeuristicController()
+    rounds: list[Round] = []
+    actions = []
+    for _ in range(5):
+        choice = ctrl.choose("When?", "temporal", rounds, [], has_time_range=False)
+        actions.append(choice.action)
+        rounds.append(Round(number=len(rounds) + 1, action=choice.action, reason=choice.reason,
+                            added=["x"]))
+        if choice.action == "stop":
+            break
+    assert actions == ["search_events", "timeline", "stop"]
+    assert HeuristicController().choose("What?", "factual", [], [], False).action == "search_events"
+    assert "heuristic" in rounds[0].reason
+
+
+def test_llm_controller_scripted():
+    ctrl = LLMController(ScriptedChatModel(responses=[_reply("ControllerChoice",
+                                                             {"action": "state_history", "reason": "r"})]))
+    assert ctrl.choose("q", "history", [], [], False).action == "state_history"
+    assert ctrl.usage.calls == 1
+
+
+def test_ranking_fusion_and_merge():
+    fused = fuse_keyword({"a": 0.5, "b": 0.4}, {"b": 10.0, "c": 5.0}, 0.2)
+    assert fused["b"] == pytest.approx(0.6) and fused["c"] == pytest.approx(0.4 + 0.1)
+    pool: dict[str, Hit] = {}
+    assert merge_hit(pool, Hit(kind="event", id="a", text="t", score=0.5, source_ids=["D1"]), "x")
+    assert not merge_hit(pool, Hit(kind="event", id="a", text="t", score=0.3), "y")
+    assert pool["a"].score == pytest.approx(0.52) and pool["a"].found_by == ["x", "y"]
+    merge_hit(pool, Hit(kind="state", id="s", text="t", score=0.9, source_ids=["D2", "D1"]), "x")
+    assert source_ids_in_order(rank(pool.values())) == ["D2", "D1"]
+
+
+def test_topic_assigner_threshold_and_subject():
+    e1, e2 = np.array([1.0, 0.0], np.float32), np.array([0.0, 1.0], np.float32)
+    a = TopicAssigner([TopicRef(id="t", key="k", subject="Ann", name="n", embedding=e1)], threshold=0.5)
+    assert a.nearest("Ann", e1)[0].id == "t"
+    assert a.nearest("Bob", e1)[0] is None
+    assert a.nearest("Ann", e2)[1] == pytest.approx(0.0)
+
+
+def test_time_range_and_keyword_query():
+    span = time_range_of("What did she do in May 2023?")
+    assert span.start == datetime(2023, 5, 1, tzinfo=timezone.utc)
+    assert span.end.month == 5 and span.end.day == 31
+    assert time_range_of("What did she do last week?") is None
+    assert keyword_query("When did Caroline go to the LGBTQ support group?") == \
+        "did OR Caroline OR LGBTQ OR support OR group"
