@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m graphmem.demo --data $(DATA)
+	$(VENV)/bin/graphmem demo --data $(DATA)
 
 test: $(STAMP)
 	$(PY) -m pytest -q -rs --durations=15

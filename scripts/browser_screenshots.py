@@ -47,6 +47,8 @@ def main() -> None:
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--wait", type=float, default=6.0)
     parser.add_argument("--only", nargs="*", help="query names (e.g. browser/state_topic_chain)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="extra Browser parameter (e.g. source_id=D1:3); repeatable")
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -62,12 +64,15 @@ def main() -> None:
         page.goto(f"{args.browser}?dbms={args.bolt}&preselectAuthMethod=NO_AUTH")
         page.wait_for_timeout(wait_ms)
         run_in_browser(page, ":style " + " ".join(style.split()), 1500)
-        run_in_browser(page, f":param namespace => {json.dumps(args.namespace)}", 1500)
+        params = {"namespace": args.namespace}
+        params.update(dict(item.split("=", 1) for item in args.param))
+        for key, value in params.items():
+            run_in_browser(page, f":param {key} => {json.dumps(value)}", 1000)
         for name in names:
             query = registry.get(name)
-            extra = sorted(query.params - {"namespace"})
-            for param in extra:  # saved queries document defaults for other params
-                raise SystemExit(f"{name}: needs :param {param}; give only namespace-only queries")
+            missing = sorted(query.params - set(params))
+            if missing:
+                raise SystemExit(f"{name}: give --param for {missing}")
             run_in_browser(page, ":clear", 500)
             run_in_browser(page, query.text, wait_ms)
             target = args.out / f"{name.split('/', 1)[1]}.png"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import time
+from pathlib import Path
 
 import typer
 from rich.table import Table
@@ -108,6 +109,29 @@ def migrate(
             console.print(f"applied V{m.version:04d}__{m.name}")
     else:
         console.print("nothing to apply: the database is up to date")
+
+
+@app.command("demo")
+def demo(
+    data: Path = typer.Option(Path("../shared/data"), help="real-data folder (locomo/, scienceworld/, fever/)"),
+    locomo: Path | None = typer.Option(None, help="a LoCoMo-format file (default: DATA/locomo/locomo-dev.json)"),
+    namespace: str = typer.Option("demo", help="tenant scope; rebuilt from scratch"),
+    science_tasks: int = typer.Option(24, min=2, help="ScienceWorld train tasks for experience memory"),
+    fever_claims: int = typer.Option(40, min=1, help="FEVER claims replayed as insight feedback"),
+    json_out: Path | None = typer.Option(None, "--json", help="also write the summary as JSON here"),
+) -> None:
+    """The main job: real data into all four memories, then recalls with provenance."""
+    import json as _json
+
+    from graphmem.demo import run_demo
+
+    began = time.monotonic()
+    with cli_errors():
+        summary = run_demo(data, namespace, locomo, science_tasks=science_tasks,
+                           fever_claims=fever_claims, console=console)
+    console.print(f"demo finished in {time.monotonic() - began:.0f} s")
+    if json_out:
+        json_out.write_text(_json.dumps(summary, indent=2, default=str))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from tqdm import tqdm
 
-from graphmem.cli.common import cli_errors, console, open_memory
+from graphmem.cli.common import cli_errors, console, open_memory, print_llm_summary
 
 app = typer.Typer(help="State memory (EMIR² SEMG): topic chains, evolving states, multi-round recall.",
                   no_args_is_help=True)
@@ -41,6 +41,7 @@ def ingest(
                   f"{report.events_skipped} skipped, {report.topics_new} new topics, "
                   f"states {report.state_relations}, {report.related_edges} cross-topic edges, "
                   f"{report.seconds:.1f} s")
+    print_llm_summary(report.llm_usage, report.extractor)
 
 
 @app.command("recall")
@@ -67,6 +68,7 @@ def recall(
         table.add_row(str(i), h.kind + flag, f"{h.score:.3f}", ",".join(h.source_ids[:4]),
                       when.date().isoformat() if when else "", h.text[:90])
     console.print(table)
+    print_llm_summary(result.llm_usage, result.controller)
 
 
 @app.command("eval")

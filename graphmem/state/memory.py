@@ -28,7 +28,8 @@ from graphmem.conversation import Conversation, Format, Turn, read_conversations
 from graphmem.embeddings import Embedder, validate_texts
 from graphmem.errors import ValidationError
 from graphmem.graph.runner import QueryRunner
-from graphmem.llm import LLMUsage
+from graphmem.asyncio_support import AsyncRecall
+from graphmem.llm import LLMAccounting, LLMUsage
 from graphmem.names import node_id, validate_namespace
 from graphmem.state.controller import HeuristicController, LLMController, detect_intent
 from graphmem.state.extraction import HeuristicExtractor, LLMExtractor
@@ -65,7 +66,7 @@ def time_range_of(question: str) -> TimeRange | None:
     return TimeRange(start=start, end=end)
 
 
-class StateMemory:
+class StateMemory(AsyncRecall, LLMAccounting):
     """State memory (EMIR² SEMG) of one namespace.
 
     Args:
@@ -128,7 +129,7 @@ class StateMemory:
             report.conversations += 1
             if progress:
                 progress(len(conv.turns))
-        report.llm_usage = extractor.usage
+        report.llm_usage = self._account(extractor.usage)
         report.seconds = round(time.monotonic() - began, 3)
         return report
 
@@ -239,7 +240,7 @@ class StateMemory:
         usage.merge(ctrl.usage)
         return RecallResult(question=question, intent=intent, controller=ctrl.name, hits=ranked[:k],
                             source_ids=source_ids_in_order(ranked)[:k], rounds=rounds,
-                            llm_usage=usage)
+                            llm_usage=self._account(usage))
 
     def _act(self, action: str, question: str, q: Any, span: TimeRange | None,
              pool: dict[str, Hit], hits_now: list[Hit], breadth: int) -> list[str]:

@@ -124,3 +124,27 @@ def test_bad_input_writes_nothing(runner, embedder, namespace):
     with pytest.raises(EmptyTextError):
         mem.recall("   ")
     assert runner.read("core/count_namespace_nodes", namespace=namespace) == []
+
+
+def test_llm_extractor_and_controller_are_counted(runner, embedder, namespace):
+    from fakes import ScriptedChatModel, tool_reply
+
+    turns = [Turn(source_id="L1", speaker="Ann", text="I moved to Lyon last week.",
+                  timestamp=datetime(2024, 3, 1, tzinfo=timezone.utc), position=0)]
+    extraction = tool_reply("ExtractionBatch", {"items": [{
+        "index": 0, "subject": "Ann", "topic": "Ann / home", "assertion": "Ann lives in Lyon",
+        "value": "Lyon"}]}, input_tokens=40, output_tokens=12)
+    choices = [tool_reply("ControllerChoice", {"action": a, "reason": "scripted"},
+                          input_tokens=30, output_tokens=4)
+               for a in ("current_state", "stop")]
+    llm = ScriptedChatModel(responses=[extraction, *choices])
+    mem = StateMemory(runner=runner, embedder=embedder, namespace=namespace, llm=llm)
+    report = mem.ingest([Conversation(id="c-llm", speakers=["Ann"], turns=turns)])
+    assert report.extractor == "llm"
+    assert report.llm_usage.operations["state.extract"].calls == 1
+    assert report.llm_usage.operations["state.extract"].input_tokens == 40
+    result = mem.recall("Where does Ann live now?", k=3, max_rounds=2)
+    assert result.controller == "llm"
+    assert result.llm_usage.calls >= 1
+    assert "L1" in result.source_ids
+    assert mem.llm_usage.calls == 1 + result.llm_usage.calls
