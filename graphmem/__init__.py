@@ -11,15 +11,35 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["GraphMemory", "__version__"]
+from graphmem.errors import GraphmemError
+
+#: The public API of the top-level package (pinned by tests/unit/test_public_api.py). The
+#: memories' own APIs are ``graphmem.insight``, ``graphmem.experience``, ``graphmem.state``,
+#: ``graphmem.associative``; LangChain retrievers are ``graphmem.retrievers``.
+__all__ = [
+    "GraphMemory",
+    "GraphmemError",
+    "SentenceTransformerEmbedder",
+    "HashingEmbedder",
+    "Embedder",
+    "__version__",
+]
 
 if TYPE_CHECKING:
+    from graphmem.embeddings import Embedder, HashingEmbedder, SentenceTransformerEmbedder
     from graphmem.facade import GraphMemory
+
+_LAZY = {
+    "GraphMemory": "graphmem.facade",
+    "Embedder": "graphmem.embeddings",
+    "HashingEmbedder": "graphmem.embeddings",
+    "SentenceTransformerEmbedder": "graphmem.embeddings",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name == "GraphMemory":
-        from graphmem.facade import GraphMemory
+    if name in _LAZY:
+        import importlib
 
-        return GraphMemory
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'graphmem' has no attribute {name!r}")

@@ -163,7 +163,12 @@ def run_demo(
 
     counts = {row["label"]: row["nodes"] for row in
               runner.read("core/count_namespace_nodes", namespace=namespace)}
-    llm_calls = 0  # heuristic path: no LLM is configured
+    from graphmem.llm import LLMUsage
+
+    usage = LLMUsage()
+    for memory in (mem.state, mem.associative, mem.experience, mem.insight):
+        usage.merge(memory.llm_usage)
+    llm_calls = usage.calls
     _summary(console, timings, counts, llm_calls, namespace, settings, neo4j_settings)
     mem.close()
     return {"namespace": namespace, "timings": dict(timings.steps), "nodes": counts,
@@ -276,8 +281,9 @@ def _show_experience(console: Console, mem: Any, query: str) -> dict[str, Any]:
         table.add_row(str(task.id)[:8], f"{task.similarity:.3f}", _short(task.query, 50),
                       _short(task.intra_insight or "", 90))
         for cross in exp.cross:
-            table.add_row("  ↳ " + str(cross.task_id)[:8], f"{cross.similarity:.3f}",
-                          "(similar task)", _short(cross.insight or "", 90))
+            table.add_row("  ↳ " + cross.neighbour_id[:8], f"{cross.neighbour_similarity:.3f}",
+                          "similar task: " + _short(cross.neighbour_query, 40),
+                          _short(cross.insight or "", 90))
     console.print(table)
     return {"memory": "experience", "query": query, "ms": round(ms, 1),
             "task_ids": [e.task.id for e in result.experiences]}
@@ -306,15 +312,19 @@ def _summary(console: Console, timings: Timings, counts: dict[str, int], llm_cal
     for label, n in sorted(counts.items()):
         nodes.add_row(label, str(n))
     console.print(nodes)
-    console.print(f"LLM calls: {llm_calls} (heuristic controllers and extractors; no LLM configured)")
+    path = "heuristic controllers and extractors" if llm_calls == 0 else "LLM"
+    console.print(f"LLM calls: {llm_calls} ({path})")
     browser = (f"http://127.0.0.1:{settings.browser_port}/browser/?dbms=bolt://127.0.0.1:"
                f"{settings.bolt_port}&preselectAuthMethod=NO_AUTH")
     if neo4j_settings.uri:
         browser = "your server's Neo4j Browser"
     console.print(Panel.fit(
         f"Open {browser}\n"
-        f"then run  :param namespace => '{namespace}'\n"
-        "drag cypher/browser/graphmem.grass onto the window for captions and colours, and paste\n"
-        "a saved query from cypher/browser/ (an insight's evidence and revisions, a topic chain\n"
-        "with its states over time, a task's decision graphs and edit path, a cue's associations).",
+        f"run  :param namespace => '{namespace}'\n"
+        "drop cypher/browser/graphmem.grass on the window (captions and colours)\n"
+        "and paste a saved query from cypher/browser/:\n"
+        "  insight_evidence         an insight, its evidence, decisions and revisions\n"
+        "  state_topic_chain        a topic chain with its states over time\n"
+        "  experience_task_graphs   a task's decision graphs and edit path\n"
+        "  associative_cue_associations  (:param source_id => 'D1:3') a turn's cues and tags",
         title="Neo4j Browser"))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 from graphmem.graph.registry import CypherRegistry
@@ -55,7 +56,8 @@ def main() -> None:
 
     registry = CypherRegistry.load()
     names = args.only or [n for n in registry.names() if n.startswith("browser/")]
-    style = (resource_dir("cypher") / "browser" / "graphmem.grass").read_text()
+    grass = (resource_dir("cypher") / "browser" / "graphmem.grass").read_text()
+    style = re.sub(r"/\*.*?\*/", "", grass, flags=re.S)  # :style takes no comments
     args.out.mkdir(parents=True, exist_ok=True)
     wait_ms = int(args.wait * 1000)
     with sync_playwright() as p:
