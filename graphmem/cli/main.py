@@ -1,5 +1,5 @@
-"""``graphmem``: the command line. Sub-commands: ``neo4j``, ``migrate``, and one group per
-memory (``insight``, ``experience``, ``state``, ``associative``)."""
+"""``graphmem``: the command line. Sub-commands: ``neo4j``, ``migrate``, one group per
+memory (``insight``, ``experience``, ``state``, ``associative``), ``eval`` and ``bench``."""
 
 from __future__ import annotations
 
@@ -30,6 +30,10 @@ for _memory in ("insight", "experience", "state", "associative"):
             raise
         continue
     app.add_typer(_module.app, name=_memory)
+
+for _command in ("eval", "bench"):  # single-command modules: graphmem eval / graphmem bench
+    _module = importlib.import_module(f"graphmem.cli.{_command}")
+    app.command(_command, help=_module.__doc__)(_module.command)
 
 
 @neo4j_app.command("start")

@@ -1,0 +1,11 @@
+// description: benchmark bulk write: plain Episode memory units (scaled filler tenants), MERGE on id
+// params: namespace, rows
+// returns: written
+// mode: write
+UNWIND $rows AS row
+MERGE (e:Episode {id: row.id})
+ON CREATE SET e.namespace = $namespace, e.conversation_id = row.conversation, e.text = row.text,
+              e.speaker = row.speaker, e.source_id = row.source_id,
+              e.occurred_at = row.occurred_at, e.embedding = row.embedding,
+              e.created_at = datetime()
+RETURN count(e) AS written

@@ -1,0 +1,77 @@
+"""``graphmem eval``: retrieval quality of the memories against vector-RAG and BM25 baselines on
+real data; writes report.json, report.md and PNG plots."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import typer
+
+from graphmem.cli.common import cli_errors, console
+
+app = typer.Typer(help="Evaluate the memories against baselines on real data (report + plots).")
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+
+def server_settings() -> tuple[dict, object]:
+    """(``{"uri", "username", "password", "database"}``, settings) from the environment."""
+    from graphmem.config import GraphmemSettings, Neo4jSettings
+    from graphmem.connect import resolve_uri
+
+    neo4j, settings = Neo4jSettings(), GraphmemSettings()
+    return ({"uri": resolve_uri(neo4j, settings), "username": neo4j.username or "neo4j",
+             "password": neo4j.password.get_secret_value() or "neo4j",
+             "database": neo4j.database}, settings)
+
+
+def set_torch_threads(threads: int) -> None:
+    """Cap torch's intra-op threads (``0``: leave torch's default). On a small shared machine one
+    thread encodes a single query ~2.5x faster than two (measured: 13.6 ms vs 33-40 ms for
+    all-MiniLM-L6-v2 on 2 shared cores), and batches no slower."""
+    if threads > 0:
+        import torch
+
+        torch.set_num_threads(threads)
+
+
+@app.command()
+def run(
+    data: Path = typer.Option(DEFAULT_DATA, "--data", help="real-data folder (locomo/, memconflict/, scienceworld/, fever/)"),
+    out: Path | None = typer.Option(None, "--out", help="report folder (default reports/eval-<timestamp>/)"),
+    locomo: Path | None = typer.Option(None, "--locomo", help="a LoCoMo-format file (default DATA/locomo/locomo-dev.json)"),
+    explorations: Path | None = typer.Option(None, "--explorations",
+                                             help="folder with ScienceWorld train.jsonl/dev.jsonl explorations"),
+    seed: int = typer.Option(0, "--seed", help="seed of Python, numpy and torch"),
+    quick: bool = typer.Option(False, "--quick", help="small run: one truncated conversation, few tasks"),
+    json_out: bool = typer.Option(False, "--json", help="print the report JSON"),
+    torch_threads: int = typer.Option(1, "--torch-threads", min=0,
+                                      help="torch intra-op threads for encoding (0 = torch default)"),
+) -> None:
+    """Run every evaluation section and write the report."""
+    from graphmem.evaluation.report import default_out
+    from graphmem.evaluation.run_eval import run_eval
+    from graphmem.facade import GraphMemory
+
+    out = out or default_out("eval")
+    began = time.monotonic()
+    set_torch_threads(torch_threads)
+    with cli_errors():
+        server, _ = server_settings()
+        mem = GraphMemory.from_settings(namespace="default", migrate=True)
+        try:
+            report = run_eval(mem.runner, mem.embedder, server, data, out, locomo=locomo, seed=seed,
+                              quick=quick, explorations=explorations, console=console)
+        finally:
+            mem.close()
+    if json_out:
+        console.print_json(json.dumps({k: v for k, v in report.items() if k != "config"}, default=str))
+    overall = report["locomo"]["recall"]
+    console.print("LoCoMo recall@10 overall: " + ", ".join(
+        f"{m} {v['overall']['recall@10']}" for m, v in overall.items()))
+    console.print(f"report: {out / 'report.md'} ({time.monotonic() - began:.0f} s)")
+
+
+command = run

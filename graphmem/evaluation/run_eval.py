@@ -1,0 +1,315 @@
+"""``graphmem eval``: retrieval quality of the four memories against baselines in one run.
+
+Sections (each a key of ``report.json`` and a part of ``report.md``):
+
+- ``locomo`` — :func:`graphmem.evaluation.locomo.evaluate_locomo` (state, associative, combined
+  RRF vs ``Neo4jVector`` vector RAG and BM25, recall@5/10/20 per category);
+- ``memconflict`` — :func:`graphmem.state.evaluation.evaluate_memconflict` (current value at
+  rank 1, history reachable, true claim kept, value per condition, distractor at rank 1);
+- ``experience`` — same-task-type hit@5 on the ScienceWorld dev tasks, edit-path length vs exact
+  GED, FGW ms, correction hit rate (:mod:`graphmem.evaluation.experience`);
+- ``insight`` — :func:`graphmem.insight.replay_sweep` on FEVER (recorded outcomes replayed).
+
+Every namespace and the baseline's label/index are scoped to one run id and deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graphmem.conversation import read_locomo
+from graphmem.embeddings import Embedder
+from graphmem.errors import ConfigurationError
+from graphmem.evaluation import report as rpt
+from graphmem.evaluation.baselines import VectorBaseline
+from graphmem.evaluation.locomo import METHODS, evaluate_locomo, truncate_conversation
+from graphmem.graph.runner import QueryRunner
+
+#: Sizes of the quick run (the integration test) and the full run.
+QUICK = {"locomo_conversation": "conv-30", "locomo_turns": 60, "locomo_questions": 12,
+         "memconflict_personas": 1, "train_per_type": 2, "dev_per_type": 1, "ged_pairs": 8,
+         "ged_timeout": 1.0, "insight_tasks": 12, "insight_lambdas": [1.0], "fgw_draws": 60}
+FULL = {"locomo_conversation": None, "locomo_turns": None, "locomo_questions": None,
+        "memconflict_personas": None, "train_per_type": None, "dev_per_type": None,
+        "ged_pairs": 60, "ged_timeout": 3.0, "insight_tasks": 200,
+        "insight_lambdas": [0.0, 1.0, 2.0], "fgw_draws": 400}
+
+
+def seed_everything(seed: int) -> None:
+    """Seed Python's, numpy's and torch's generators."""
+    random.seed(seed)
+    np.random.seed(seed)
+    try:
+        import torch
+
+        torch.manual_seed(seed)
+    except ImportError:  # pragma: no cover - torch ships with sentence-transformers
+        pass
+
+
+def _say(console: Any, msg: str) -> None:
+    if console is not None:
+        console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {msg}")
+
+
+def _explorations(explorations: Path | None, out: Path, records_dev: Path, quick: bool,
+                  console: Any) -> tuple[Path | None, Path | None, str]:
+    """(train.jsonl, dev.jsonl, note). Uses ``explorations`` when given; else generates a bounded
+    dev set with the real simulator when ``scienceworld`` is installed; else none."""
+    if explorations is not None:
+        train, dev = explorations / "train.jsonl", explorations / "dev.jsonl"
+        if not dev.is_file():
+            raise ConfigurationError(f"no dev.jsonl in explorations folder {explorations}")
+        return (train if train.is_file() else None), dev, f"explorations from {explorations}"
+    try:
+        from graphmem.experience.explore import generate_explorations, select_records
+
+        records = select_records(records_dev, per_task_type=1, limit=4 if quick else 30)
+        target = out / "explorations" / "dev.jsonl"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _say(console, f"generating {len(records)} dev explorations with the ScienceWorld simulator")
+        stats = generate_explorations(records, target, seed=0, max_seconds=60 if quick else 600)
+        return None, target, f"generated {stats.get('written')} dev explorations (noisy expert, seed 0) into {target}"
+    except Exception as exc:  # simulator or Java missing: run without explorations
+        return None, None, (f"no explorations (none given and generating failed: {type(exc).__name__}: "
+                            f"{exc}); GED and correction sections skipped")
+
+
+def experience_section(runner: QueryRunner, embedder: Embedder, data: Path, out: Path,
+                       explorations: Path | None, sizes: dict[str, Any], prefix: str,
+                       seed: int, console: Any) -> dict[str, Any]:
+    """Experience memory: build from ScienceWorld train (+ explorations), dev hit@5, GED, FGW."""
+    from graphmem.evaluation.experience import (
+        correction_hit_rate,
+        fgw_timing,
+        ged_benchmark,
+        same_type_hit_at_k,
+        stratified,
+    )
+    from graphmem.experience import ExperienceMemory
+    from graphmem.experience.trajectories import read_scienceworld
+
+    sw = data / "scienceworld"
+    train = read_scienceworld(sw / "sciworld_gold_train.jsonl")
+    dev = read_scienceworld(sw / "sciworld_gold_dev.jsonl")
+    if sizes["train_per_type"]:
+        train = stratified(train, sizes["train_per_type"])
+    if sizes["dev_per_type"]:
+        dev = stratified(dev, sizes["dev_per_type"])
+    ex_train_path, ex_dev_path, note = _explorations(explorations, out, sw / "sciworld_gold_dev.jsonl",
+                                                     sizes is QUICK, console)
+    train_keys, dev_keys = {t.task_id for t in train}, {t.task_id for t in dev}
+    ex_train = ([t.model_copy(update={"kind": "exploration"})
+                 for t in read_scienceworld(ex_train_path, kind="exploration") if t.task_id in train_keys]
+                if ex_train_path else [])
+    ex_dev = ([t for t in read_scienceworld(ex_dev_path, kind="exploration") if t.task_id in dev_keys]
+              if ex_dev_path else [])
+    by_key = {t.task_id: t for t in train + dev}
+    result: dict[str, Any] = {"train_tasks": len(train), "dev_tasks": len(dev),
+                              "train_explorations": len(ex_train), "dev_explorations": len(ex_dev),
+                              "explorations": note}
+    pairs = [(e, by_key[e.task_id]) for e in ex_train + ex_dev if e.reward < 1.0 and e.task_id in by_key]
+    if pairs:
+        _say(console, f"experience: edit path vs exact GED on {len(pairs)} failed/partial pairs")
+        result["ged"] = ged_benchmark(pairs, 9, sizes["ged_timeout"], sizes["ged_pairs"])
+    _say(console, "experience: FGW timing")
+    result["fgw"] = fgw_timing(train[:400], seed=seed, draws=sizes["fgw_draws"])
+    ns = f"{prefix}-experience"
+    runner.write("core/delete_namespace", namespace=ns)
+    memory = ExperienceMemory(runner=runner, embedder=embedder, namespace=ns)
+    try:
+        _say(console, f"experience: build memory from {len(train)} train tasks")
+        build = memory.build(train, ex_train, k=3, tau=0.5)
+        result["build_seconds"] = build.seconds if hasattr(build, "seconds") else None
+        _say(console, f"experience: recall for {len(dev)} dev tasks")
+        result["same_type"] = same_type_hit_at_k(memory, dev, k=5)
+        if ex_dev:
+            result["correction"] = correction_hit_rate(memory, embedder, train, ex_dev, by_key)
+    finally:
+        runner.write("core/delete_namespace", namespace=ns)
+    return result
+
+
+def insight_section(runner: QueryRunner, embedder: Embedder, data: Path, sizes: dict[str, Any]) -> dict[str, Any]:
+    """Insight replay on FEVER (:func:`graphmem.insight.replay_sweep`), one run per λ."""
+    from graphmem.insight import replay_sweep
+
+    reports = replay_sweep(runner, embedder, "fever", sizes["insight_tasks"],
+                           lambdas=sizes["insight_lambdas"], data_root=data)
+    return {"dataset": "fever", "tasks": sizes["insight_tasks"], "note": reports[0].note,
+            "outcome_source": reports[0].outcome_source,
+            "runs": [{"lambda": r.lam, "operation_set": r.operation_set, "controller": r.controller,
+                      "tasks": r.tasks, "resolved": r.resolved, "failed": r.failed,
+                      "added": r.added, "kept": r.kept, "archived": r.archived, "revised": r.revised,
+                      "tasks_with_retrieval": r.tasks_with_retrieval, "retrieved": r.retrieved,
+                      "same_kind_share": r.same_kind_share,
+                      "same_kind_share_in_subgraph": r.same_kind_share_in_subgraph,
+                      "active_insights": r.graph.get("active_insights"),
+                      "archived_insights": r.graph.get("archived_insights"), "seconds": r.seconds}
+                     for r in reports]}
+
+
+def run_eval(runner: QueryRunner, embedder: Embedder, server: dict[str, Any], data: Path, out: Path,
+             locomo: Path | None = None, seed: int = 0, quick: bool = False,
+             explorations: Path | None = None, console: Any = None) -> dict[str, Any]:
+    """Run every section, write ``report.json``, ``report.md`` and plots into ``out``.
+
+    Args:
+        runner, embedder: the memories' runner and embedder.
+        server: ``{"uri", "username", "password", "database"}`` for the ``Neo4jVector`` baseline.
+        data: the real-data folder (``locomo/``, ``memconflict/``, ``scienceworld/``, ``fever/``).
+        locomo: a LoCoMo-format file (default ``data/locomo/locomo-dev.json``).
+        seed: seeds Python, numpy and torch.
+        quick: the small run (one truncated conversation, few tasks).
+        explorations: folder with ``train.jsonl`` / ``dev.jsonl`` ScienceWorld explorations.
+    Returns:
+        The report dict (also written to ``out/report.json``).
+    Raises:
+        InputFormatError: a malformed data file. ConfigurationError: missing data.
+    """
+    from graphmem.state.evaluation import evaluate_memconflict
+
+    seed_everything(seed)
+    sizes = QUICK if quick else FULL
+    locomo = locomo or data / "locomo" / "locomo-dev.json"
+    memconflict = data / "memconflict" / "Step4_1.jsonl"
+    run_id = uuid.uuid4().hex[:8]
+    prefix = f"eval-{run_id}"
+    out.mkdir(parents=True, exist_ok=True)
+    version = runner.read("core/ping")
+    config = rpt.configuration(
+        "graphmem eval", {"seed": seed, "quick": quick, "run_id": run_id, "sizes": sizes,
+                          "embedder": rpt.embedder_name(embedder)},
+        {"locomo": locomo, "memconflict": memconflict,
+         "scienceworld_train": data / "scienceworld" / "sciworld_gold_train.jsonl",
+         "scienceworld_dev": data / "scienceworld" / "sciworld_gold_dev.jsonl",
+         "fever": data / "fever" / "paper_dev.jsonl",
+         "explorations_train": (explorations / "train.jsonl") if explorations else None,
+         "explorations_dev": (explorations / "dev.jsonl") if explorations else None},
+        {"uri": server["uri"], "ping": version})
+    report: dict[str, Any] = {"kind": "eval", "config": config, "seconds": {}}
+    began_all = time.perf_counter()
+
+    conversations = read_locomo(locomo)
+    if sizes["locomo_conversation"]:
+        chosen = [c for c in conversations if c.id == sizes["locomo_conversation"]] or conversations[:1]
+        conversations = [truncate_conversation(chosen[0], sizes["locomo_turns"])]
+    began = time.perf_counter()
+    vector = VectorBaseline(embedder, run_id, server["uri"], server.get("username") or "neo4j",
+                            server.get("password") or "neo4j", server.get("database") or "neo4j")
+    try:
+        report["locomo"] = evaluate_locomo(runner, embedder, conversations, vector, prefix,
+                                           max_questions=sizes["locomo_questions"],
+                                           progress=lambda m: _say(console, f"locomo {m}"))
+    finally:
+        vector.cleanup()
+    report["seconds"]["locomo"] = round(time.perf_counter() - began, 1)
+
+    _say(console, "memconflict probes (state memory)")
+    began = time.perf_counter()
+    report["memconflict"] = evaluate_memconflict(runner, embedder, memconflict, prefix=f"{prefix}-mc",
+                                                 max_personas=sizes["memconflict_personas"])
+    report["seconds"]["memconflict"] = round(time.perf_counter() - began, 1)
+
+    began = time.perf_counter()
+    report["experience"] = experience_section(runner, embedder, data, out, explorations, sizes,
+                                              prefix, seed, console)
+    report["seconds"]["experience"] = round(time.perf_counter() - began, 1)
+
+    _say(console, "insight replay (FEVER)")
+    began = time.perf_counter()
+    report["insight"] = insight_section(runner, embedder, data, sizes)
+    report["seconds"]["insight"] = round(time.perf_counter() - began, 1)
+    report["seconds"]["total"] = round(time.perf_counter() - began_all, 1)
+
+    report["plots"] = eval_plots(report, out)
+    rpt.write_json(out, report)
+    (out / "report.md").write_text(eval_markdown(report), encoding="utf-8")
+    return report
+
+
+def eval_plots(report: dict[str, Any], out: Path) -> list[str]:
+    """PNG plots of the eval report; returns their file names."""
+    files = []
+    rec = report["locomo"]["recall"]
+    ks = report["locomo"]["ks"]
+    methods = [m for m in METHODS if m in rec]
+    if methods:
+        files.append(rpt.bar_chart(out / "locomo_recall_overall.png", "LoCoMo evidence recall (overall)",
+                                   [f"recall@{k}" for k in ks],
+                                   {m: [rec[m]["overall"][f"recall@{k}"] for k in ks] for m in methods},
+                                   "recall").name)
+        cats = [c for c in rec[methods[0]] if c != "overall"]
+        files.append(rpt.bar_chart(out / "locomo_recall10_by_category.png",
+                                   "LoCoMo recall@10 by category", cats,
+                                   {m: [rec[m].get(c, {}).get("recall@10", 0.0) for c in cats] for m in methods},
+                                   "recall@10").name)
+    probes = report["memconflict"]["probes"]
+    if probes:
+        files.append(rpt.bar_chart(out / "memconflict_probes.png", "MemConflict probes (state memory)",
+                                   list(probes), {"score": [v["score"] for v in probes.values()]},
+                                   "share").name)
+    ged = report["experience"].get("ged")
+    if ged and ged.get("points"):
+        files.append(rpt.scatter(out / "experience_edit_path_vs_ged.png",
+                                 "Edit-path length vs exact GED", ged["points"],
+                                 "exact GED (networkx)", "edit-path length (FGW + Alg. 3)").name)
+    return files
+
+
+def eval_markdown(report: dict[str, Any]) -> str:
+    """report.md of ``graphmem eval``."""
+    loc = report["locomo"]
+    ks = loc["ks"]
+    parts = ["# graphmem eval", "",
+             f"Run `{report['config']['parameters']['run_id']}`, seed {report['config']['parameters']['seed']}, "
+             f"quick={report['config']['parameters']['quick']}, total {report['seconds']['total']} s.", "",
+             "## LoCoMo evidence recall", "",
+             f"Conversations {', '.join(loc['conversations'])}; {loc['questions']} questions with evidence. "
+             "Methods: `state` (EMIR² heuristic), `associative` (MRAgent heuristic), `combined` "
+             "(RRF k=60 of both), `vector_rag` (langchain-neo4j Neo4jVector over raw turns, same "
+             "server, same embedder), `bm25` (bm25s over raw turns).", ""]
+    rows = []
+    for m in METHODS:
+        for cat, v in loc["recall"].get(m, {}).items():
+            rows.append([m, cat, v["questions"], *[v[f"recall@{k}"] for k in ks]])
+    parts += [rpt.md_table(["method", "category", "questions", *[f"recall@{k}" for k in ks]], rows), ""]
+    parts += ["Recall latency per question (ms; `combined` = state + associative + fusion):", "",
+              rpt.md_table(["method", "p50", "p95"],
+                           [[m, v["p50"], v["p95"]] for m, v in loc["latency_ms"].items()]), "",
+              f"Ingest seconds: {loc['ingest_seconds']}", ""]
+    mc = report["memconflict"]
+    parts += ["## MemConflict probes (state memory)", "",
+              f"{mc['personas']} persona(s), controller {mc['controller']}.", "",
+              rpt.md_table(["probe", "score", "n"], [[k, v["score"], v["n"]] for k, v in mc["probes"].items()]), ""]
+    ex = report["experience"]
+    parts += ["## Experience memory (ScienceWorld)", "",
+              f"Train tasks {ex['train_tasks']}, dev tasks {ex['dev_tasks']}; {ex['explorations']}.", "",
+              f"- same-task-type hit@5 on dev: **{ex['same_type']['hit@5']}** "
+              f"(median recall {ex['same_type']['recall_ms_median']} ms)"]
+    if "ged" in ex:
+        g = ex["ged"]
+        parts.append(f"- edit-path length / exact GED: median {g['median_ratio']}, mean {g['mean_ratio']}, "
+                     f"share ≤ 1.1: {g['share_within_1_1']} ({g['exact_finished']} pairs solved exactly, "
+                     f"{g['exact_timed_out']} timed out)")
+    parts.append(f"- FGW matching: median {ex['fgw']['median_ms']} ms per pair; by size {ex['fgw']['by_max_nodes']}")
+    if "correction" in ex:
+        c = ex["correction"]
+        parts.append(f"- correction hit rate ({c['cases']} cases): EMG {c['emg_hit_rate']}, intra-only "
+                     f"{c['emg_intra_only_hit_rate']}, nearest expert {c['baseline_nearest_expert_hit_rate']}, "
+                     f"top-{c['k']} experts {c['baseline_top_k_experts_hit_rate']}")
+    ins = report["insight"]
+    parts += ["", "## Insight replay (FEVER)", "", ins["note"] + ".", "",
+              rpt.md_table(["λ", "tasks", "added", "kept", "archived", "revised", "retrieved",
+                            "same-kind share", "in subgraph", "active", "s"],
+                           [[r["lambda"], r["tasks"], r["added"], r["kept"], r["archived"], r["revised"],
+                             r["retrieved"], r["same_kind_share"], r["same_kind_share_in_subgraph"],
+                             r["active_insights"], r["seconds"]] for r in ins["runs"]]), ""]
+    parts += ["## Plots", ""] + [f"![{p}]({p})" for p in report["plots"]] + ["", rpt.config_md(report["config"]), ""]
+    return "\n".join(parts)

@@ -1,0 +1,85 @@
+"""Timing proxies for the benchmark: a runner and an embedder that add up wall seconds spent in
+database calls and in model encoding, so ingest time splits into encode / graph writes / rest."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from graphmem.embeddings import Embedder
+from graphmem.graph.runner import QueryRunner
+
+
+class TimedRunner:
+    """Wraps a :class:`QueryRunner`; ``seconds["read"|"write"]`` and ``calls`` add up per mode.
+
+    Everything else is delegated, so memories and stores use it like the runner.
+    """
+
+    def __init__(self, runner: QueryRunner):
+        self._runner = runner
+        self.seconds: dict[str, float] = defaultdict(float)
+        self.calls: dict[str, int] = defaultdict(int)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._runner, name)
+
+    def _timed(self, mode: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        began = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            self.seconds[mode] += time.perf_counter() - began
+            self.calls[mode] += 1
+
+    def read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        return self._timed("read", self._runner.read, name, **params)
+
+    def write(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        return self._timed("write", self._runner.write, name, **params)
+
+    def run(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        mode = self._runner.registry.get(name).mode
+        return self._timed(mode, self._runner.run, name, **params)
+
+    def write_many(self, steps: Any) -> Any:
+        return self._timed("write", self._runner.write_many, steps)
+
+    def transaction(self, mode: str, work: Any, name: str | None = None) -> Any:
+        return self._timed(mode, self._runner.transaction, mode, work, name)
+
+
+class TimedEmbedder:
+    """Wraps an :class:`Embedder`; ``seconds`` and ``texts`` add up over all encode calls."""
+
+    def __init__(self, embedder: Embedder):
+        self._embedder = embedder
+        self.seconds = 0.0
+        self.texts = 0
+
+    @property
+    def dimension(self) -> int:
+        return self._embedder.dimension
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._embedder, name)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        began = time.perf_counter()
+        try:
+            return self._embedder.embed_documents(texts)
+        finally:
+            self.seconds += time.perf_counter() - began
+            self.texts += len(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        began = time.perf_counter()
+        try:
+            return self._embedder.embed_query(text)
+        finally:
+            self.seconds += time.perf_counter() - began
+            self.texts += 1

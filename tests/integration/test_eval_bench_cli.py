@@ -1,0 +1,86 @@
+"""``graphmem eval --quick`` and ``graphmem bench --quick`` end to end against the real Neo4j:
+the report files exist, hold real values, and the run leaves nothing behind (namespaces, the
+baseline's label and index)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+EXPLORATIONS = Path("/work/graphmem_explorations")
+
+
+def _cli(args: list[str], neo4j_server: dict, timeout: int) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NEO4J_URI": neo4j_server["uri"], "NEO4J_USERNAME": neo4j_server["username"],
+           "NEO4J_PASSWORD": neo4j_server["password"], "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.run([sys.executable, "-m", "graphmem.cli.main", *args], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc
+
+
+def _left_behind(runner, run_id: str, namespaces: list[str]) -> tuple[int, list[str]]:
+    nodes = sum(int(r["nodes"]) for ns in namespaces
+                for r in runner.read("core/count_namespace_nodes", namespace=ns))
+    indexes = [r["name"] for r in runner.read("core/list_vector_indexes") if run_id in r["name"]]
+    return nodes, indexes
+
+
+def test_eval_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, shared_data: Path) -> None:
+    out = tmp_path / "eval"
+    args = ["eval", "--quick", "--out", str(out), "--data", str(shared_data), "--seed", "7"]
+    if (EXPLORATIONS / "dev.jsonl").is_file():
+        args += ["--explorations", str(EXPLORATIONS)]
+    proc = _cli(args, neo4j_server, timeout=170)
+    assert "LoCoMo recall@10 overall" in proc.stdout
+    report = json.loads((out / "report.json").read_text())
+    md = (out / "report.md").read_text()
+    for png in ("locomo_recall_overall.png", "locomo_recall10_by_category.png", "memconflict_probes.png"):
+        assert (out / png).stat().st_size > 5_000 and png in md
+    cfg = report["config"]
+    assert cfg["parameters"]["seed"] == 7 and cfg["parameters"]["quick"] is True
+    assert len(cfg["data"]["locomo"]["sha256"]) == 64 and cfg["versions"]["langchain-neo4j"]
+    loc = report["locomo"]
+    assert loc["conversations"] == ["conv-30"] and loc["questions"] == 12
+    assert set(loc["recall"]) == {"state", "associative", "combined", "vector_rag", "bm25"}
+    for method, per_cat in loc["recall"].items():
+        assert per_cat["overall"]["questions"] == 12
+        r5, r10, r20 = (per_cat["overall"][f"recall@{k}"] for k in (5, 10, 20))
+        assert 0.0 <= r5 <= r10 <= r20 <= 1.0, method
+    # real retrieval: every method finds a good share of the evidence in 60 turns
+    assert all(v["overall"]["recall@20"] >= 0.3 for v in loc["recall"].values())
+    assert report["memconflict"]["personas"] == 1
+    assert {"dynamic_current@1", "no_distractor@1"} <= set(report["memconflict"]["probes"])
+    ex = report["experience"]
+    assert ex["dev_tasks"] >= 20 and ex["same_type"]["hit@5"] >= 0.8
+    assert ex["fgw"]["median_ms"] > 0
+    assert report["insight"]["runs"][0]["tasks"] == 12
+    run_id = cfg["parameters"]["run_id"]
+    assert _left_behind(runner, run_id, [f"eval-{run_id}-state-conv-30", f"eval-{run_id}-assoc-conv-30",
+                                         f"eval-{run_id}-experience"]) == (0, [])
+
+
+def test_bench_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, shared_data: Path) -> None:
+    out = tmp_path / "bench"
+    proc = _cli(["bench", "--quick", "--out", str(out), "--data", str(shared_data)], neo4j_server, timeout=150)
+    assert "growth p50" in proc.stdout
+    report = json.loads((out / "report.json").read_text())
+    assert set(report["recall"]) == {"500", "1500"}
+    for size, row in report["recall"].items():
+        assert row["units"]["state"] >= int(size) and row["units"]["vector_rag"] == int(size)
+        for method in ("state", "associative", "vector_rag"):
+            assert 0 < row["ms"][method]["p50"] <= row["ms"][method]["p95"]
+        assert row["ms"]["state"]["p50_ratio"] > 0
+    ing = report["ingest"]
+    assert ing["turns"] == 40 and ing["raw_encode"]["turns_per_s"] > 0
+    for m in ("state", "associative"):
+        assert ing[m]["nodes_created"] > 40 and ing[m]["write_seconds"] > 0
+        assert set(report["targets_check"][m]) >= {"ingest_vs_encode", "writes_vs_unwind", "growth_p50"}
+    for png in ("recall_latency_p50.png", "recall_latency_p95.png", "ingest_throughput.png"):
+        assert (out / png).is_file()
+    run_id = report["config"]["parameters"]["run_id"]
+    fill = [f"bench-{run_id}-fill-{j}" for j in range(report["filler"]["namespaces"])]
+    assert _left_behind(runner, run_id, [f"bench-{run_id}-state", f"bench-{run_id}-assoc", *fill]) == (0, [])

@@ -1,0 +1,76 @@
+"""EXPLAIN every read query of cypher/ (all memories, the benchmark's and core's namespace-scoped
+reads) against the real migrated schema and fail on a full label scan or an all-nodes scan where
+an index should serve. Parameters are dummies chosen by name (a 384-dim vector for `embedding`,
+a namespace string, ints for k/limit...); a query with an unknown parameter name fails the test
+so the table below grows with the queries."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from graphmem.graph.registry import CypherRegistry
+
+_VEC = (np.ones(384, dtype=np.float32) / np.sqrt(384)).tolist()
+
+#: Dummy value per parameter name.
+PARAMS: dict[str, Any] = {
+    "namespace": "explain-test",
+    "embedding": _VEC,
+    "embeddings": [_VEC, _VEC],
+    "k": 10, "oversample": 100, "hops": 2, "per_cue": 5, "per_theme": 5, "t": 2, "top": 5, "b": 3,
+    "lambda": 1.0, "threshold": 0.5,
+    "ids": ["a", "b"], "content_ids": ["a"], "cue_ids": ["a"], "event_ids": ["a"],
+    "task_ids": ["a"], "theme_ids": ["a"], "topic_ids": ["a"], "texts": ["dog", "paris"],
+    "pairs": [{"cue_id": "a", "tag_text": "b"}],
+    "start": datetime(2023, 1, 1, tzinfo=UTC), "end": datetime(2023, 12, 31, tzinfo=UTC),
+    "only_current": True, "query": "hiking trip", "source_id": "D1:3", "conversation": "conv-26",
+    "topic_id": "a", "insight_id": "a", "query_id": "a",
+}
+
+#: Database-wide admin reads, not recall paths.
+ADMIN = {"core/list_constraints", "core/list_migrations", "core/list_vector_indexes", "core/ping"}
+
+#: (query, operator) pairs where a label scan is the right plan, with the reason.
+ALLOWED_SCANS: dict[tuple[str, str], str] = {}
+
+FULL_SCANS = ("AllNodesScan", "NodeByLabelScan")
+
+
+def _operators(plan: Any) -> list[tuple[str, str]]:
+    """(operator type without the ``@neo4j`` suffix, details) of a plan tree, depth first."""
+    op = plan["operatorType"].split("@")[0]
+    details = str(plan.get("args", plan.get("arguments", {})).get("Details", ""))
+    out = [(op, details)]
+    for child in plan.get("children", []):
+        out += _operators(child)
+    return out
+
+
+def test_every_read_query_is_served_by_indexes(runner) -> None:
+    registry = CypherRegistry.load()
+    reads = [n for n in registry.names() if registry.get(n).mode == "read" and n not in ADMIN]
+    assert len(reads) >= 40  # all four memories are covered
+    unknown = {n: sorted(registry.get(n).params - PARAMS.keys()) for n in reads
+               if registry.get(n).params - PARAMS.keys()}
+    assert unknown == {}, f"add dummy values for these parameters: {unknown}"
+    offenders: dict[str, list[str]] = {}
+    seeks: dict[str, int] = {}
+    with runner.driver.session(database=runner.database) as session:
+        for name in reads:
+            query = registry.get(name)
+            params = {p: PARAMS[p] for p in query.params}
+            plan = session.run("EXPLAIN " + query.text, params).consume().plan
+            ops = _operators(plan)
+            seeks[name] = sum(op.startswith(("NodeIndexSeek", "NodeUniqueIndexSeek", "ProcedureCall"))
+                              or "IndexSeek" in op for op, _ in ops)
+            bad = [f"{op} {details}" for op, details in ops
+                   if op in FULL_SCANS and (name, op) not in ALLOWED_SCANS]
+            if bad:
+                offenders[name] = bad
+    assert offenders == {}, f"full scans where an index should serve: {offenders}"
+    # every namespace-scoped recall starts from an index (namespace/id index seek or the vector
+    # index procedure), never from a scan
+    assert all(v > 0 for v in seeks.values()), {n: v for n, v in seeks.items() if v == 0}
