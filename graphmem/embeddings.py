@@ -182,6 +182,43 @@ class HashingEmbedder:
         return self.embed_documents([text])[0]
 
 
+class ValidatingEmbedder:
+    """Wraps any :class:`Embedder` so that every call validates its input texts
+    (:func:`validate_texts`) and its output (:func:`validate_vectors`: ``(n, dimension)``,
+    finite). ``GraphMemory`` wraps its embedder with it, so a plugged-in embedder that returns
+    NaN or vectors of another width is refused with a typed error before anything is written.
+
+    Raises (from both methods):
+        EmptyTextError, ValidationError: bad text.
+        EmbeddingDimensionError: the wrapped embedder returned a wrong shape, NaN or infinity.
+    """
+
+    def __init__(self, inner: Embedder):
+        self.inner = inner.inner if isinstance(inner, ValidatingEmbedder) else inner
+        self._dimension = check_dimension(self.inner.dimension)
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        items = validate_texts(texts)
+        if not items:
+            return np.zeros((0, self._dimension), dtype=np.float32)
+        vectors = np.asarray(self.inner.embed_documents(items))
+        if vectors.ndim != 2 or vectors.shape[0] != len(items):
+            raise EmbeddingDimensionError(
+                f"embedder returned shape {vectors.shape} for {len(items)} texts")
+        return validate_vectors(vectors, self._dimension)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        validate_texts([text], "query")
+        vector = np.asarray(self.inner.embed_query(text))
+        if vector.ndim != 1:
+            raise EmbeddingDimensionError(f"embedder returned shape {vector.shape} for one query")
+        return validate_vectors(vector.reshape(1, -1), self._dimension)[0]
+
+
 def embedder_from_name(model: str) -> Embedder:
     """Build the embedder a setting names (``GRAPHMEM_EMBEDDING_MODEL``): ``"hashing"`` gives
     :class:`HashingEmbedder`, anything else :class:`SentenceTransformerEmbedder`."""

@@ -10,10 +10,14 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from graphmem.embeddings import Embedder, embedder_from_name
+from graphmem.embeddings import Embedder, ValidatingEmbedder, embedder_from_name
+from graphmem.errors import ValidationError
 from graphmem.graph.indexes import check_vector_dimension
 from graphmem.graph.runner import QueryRunner
 from graphmem.names import validate_namespace
+
+#: The memories of the facade, by attribute name.
+MEMORY_NAMES = ("insight", "experience", "state", "associative")
 
 if TYPE_CHECKING:
     from graphmem.associative import AssociativeMemory
@@ -27,12 +31,14 @@ class GraphMemory:
 
     Args:
         runner: the query runner (see :func:`graphmem.connect.open_runner`).
-        embedder: text embedder; its dimension must match the vector indexes.
+        embedder: text embedder; its dimension must match the vector indexes. Kept as
+            ``self.embedder`` wrapped in :class:`~graphmem.embeddings.ValidatingEmbedder`, so its
+            output is checked (shape, NaN) on every call.
         namespace: tenant scope of every read and write.
         llm: optional langchain-core ``BaseChatModel``; without one, heuristic controllers run.
     Raises:
-        EmbeddingDimensionError: an existing vector index has another dimension (checked before
-            anything is written).
+        EmbeddingDimensionError: an existing vector index has another dimension, or the
+            embedder's dimension is not in 1..4096 (checked before anything is written).
         ValidationError: a bad namespace.
     """
 
@@ -44,7 +50,7 @@ class GraphMemory:
         llm: Any | None = None,
     ):
         self.runner = runner
-        self.embedder = embedder
+        self.embedder = ValidatingEmbedder(embedder)
         self.namespace = validate_namespace(namespace)
         self.llm = llm
         check_vector_dimension(runner, embedder.dimension)
@@ -102,6 +108,38 @@ class GraphMemory:
         from graphmem.associative import AssociativeMemory
 
         return AssociativeMemory(**self._kwargs())
+
+    def memory(self, name: str) -> Any:
+        """The memory called ``name`` (one of :data:`MEMORY_NAMES`), e.g. ``mem.memory("state")``.
+
+        Raises:
+            ValidationError: an unknown memory name (named in the message).
+        """
+        if name not in MEMORY_NAMES:
+            raise ValidationError(f"unknown memory {name!r}: use one of {', '.join(MEMORY_NAMES)}")
+        return getattr(self, name)
+
+    def delete_namespace(self, batch_size: int = 10_000) -> int:
+        """Delete every node of this namespace with its relationships, in write transactions of
+        at most ``batch_size`` nodes each (so a large tenant never needs one huge transaction),
+        until none is left. Other namespaces are not touched. Explicit and irreversible: memory
+        edits archive, only this deletes.
+
+        Returns:
+            The number of nodes deleted.
+        Raises:
+            ValidationError: ``batch_size`` < 1. DatabaseError subclasses.
+        """
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValidationError(f"batch_size must be a positive integer, got {batch_size!r}")
+        total = 0
+        while True:
+            rows = self.runner.write("core/delete_namespace_batch", namespace=self.namespace,
+                                     batch=batch_size)
+            deleted = int(rows[0]["deleted"]) if rows else 0
+            if deleted == 0:
+                return total
+            total += deleted
 
     def close(self) -> None:
         """Close the runner (and its driver if it owns it)."""

@@ -31,13 +31,32 @@ def validate_namespace(namespace: str) -> str:
     return namespace
 
 
+def _escape(part: str) -> str:
+    """Make the ``\\x1f``-joined key injective: ``\\x1e`` -> ``\\x1e\\x1e`` and ``\\x1f`` ->
+    ``\\x1e\\x1f`` (parts without those characters, i.e. all ordinary text, are unchanged, so
+    ids stay what they were)."""
+    if "\x1e" in part or "\x1f" in part:
+        return part.replace("\x1e", "\x1e\x1e").replace("\x1f", "\x1e\x1f")
+    return part
+
+
 def node_id(namespace: str, kind: str, *key: object) -> str:
     """Deterministic node id: ``uuid5(root, namespace | kind | key...)`` as a 36-char string.
 
     Args:
         namespace: tenant scope (part of the id, so tenants never share nodes).
         kind: a fixed word for the node kind (e.g. ``"event"``).
-        key: the natural key's parts; ``str()`` of each is used.
+        key: the natural key's parts; ``str()`` of each is used. Different part lists give
+            different ids, whatever characters the parts contain.
+    Raises:
+        ValidationError: a key part that is not valid Unicode (a lone surrogate such as
+            ``"\\ud800"``, which could never be stored either).
     """
-    text = "\x1f".join([namespace, kind, *(str(k) for k in key)])
-    return str(uuid.uuid5(_ID_ROOT, text))
+    text = "\x1f".join(_escape(part) for part in (namespace, kind, *(str(k) for k in key)))
+    try:
+        return str(uuid.uuid5(_ID_ROOT, text))
+    except UnicodeEncodeError as exc:
+        raise ValidationError(
+            f"key of a {kind!r} node is not valid Unicode: {exc.object[exc.start]!r} at position "
+            f"{exc.start} cannot be encoded as UTF-8: {text[:60]!r}"
+        ) from None

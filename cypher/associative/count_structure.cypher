@@ -8,8 +8,8 @@ RETURN
   COUNT { MATCH (n:Tag {namespace: $namespace}) } AS tags,
   COUNT { MATCH (n:SemanticUnit {namespace: $namespace}) } AS semantic_units,
   COUNT { MATCH (n:Theme {namespace: $namespace}) } AS themes,
-  COUNT { MATCH (:Cue {namespace: $namespace})-[r:HAS_TAG]->() } AS has_tag,
-  COUNT { MATCH (:Tag {namespace: $namespace})-[r:LEADS_TO]->() } AS leads_to,
-  COUNT { MATCH (:Episode {namespace: $namespace})-[r:NEXT_EPISODE]->() } AS next_episode,
-  COUNT { MATCH (:SemanticUnit {namespace: $namespace})-[r:DERIVED_FROM]->() } AS derived_from,
-  COUNT { MATCH (:Theme {namespace: $namespace})-[r:GROUPS]->() } AS groups
+  COUNT { MATCH (:Cue {namespace: $namespace})-[r:HAS_TAG]->({namespace: $namespace}) } AS has_tag,
+  COUNT { MATCH (:Tag {namespace: $namespace})-[r:LEADS_TO]->({namespace: $namespace}) } AS leads_to,
+  COUNT { MATCH (:Episode {namespace: $namespace})-[r:NEXT_EPISODE]->({namespace: $namespace}) } AS next_episode,
+  COUNT { MATCH (:SemanticUnit {namespace: $namespace})-[r:DERIVED_FROM]->({namespace: $namespace}) } AS derived_from,
+  COUNT { MATCH (:Theme {namespace: $namespace})-[r:GROUPS]->({namespace: $namespace}) } AS groups

@@ -12,4 +12,4 @@ MATCH (c:Cue)-[:HAS_TAG]->(g:Tag)-[:LEADS_TO]->(v)
 WHERE v.namespace = $namespace AND g.namespace = $namespace AND c.namespace = $namespace
 RETURN content_id, c.id AS cue_id, c.text AS cue_text, c.kind AS kind, g.text AS tag_text,
        vector.similarity.cosine(c.embedding, $embedding) AS score,
-       COUNT { (c)-[:HAS_TAG]->(:Tag)-[:LEADS_TO]->() } AS contents
+       COUNT { (c)-[:HAS_TAG]->(:Tag {namespace: $namespace})-[:LEADS_TO]->({namespace: $namespace}) } AS contents

@@ -11,4 +11,4 @@ WITH c, collect({g: g, score: score})[..$per_cue] AS tags
 UNWIND tags AS tag
 WITH c, tag.g AS g, tag.score AS score
 RETURN c.id AS cue_id, c.text AS cue_text, g.id AS tag_id, g.text AS tag_text,
-       score, COUNT { (g)-[:LEADS_TO]->() } AS contents
+       score, COUNT { (g)-[:LEADS_TO]->({namespace: $namespace}) } AS contents

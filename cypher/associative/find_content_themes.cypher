@@ -5,4 +5,4 @@
 UNWIND $content_ids AS content_id
 MATCH (t:Theme)-[:GROUPS]->(v:Episode {id: content_id})
 WHERE t.namespace = $namespace AND v.namespace = $namespace
-RETURN DISTINCT t.id AS id, t.name AS name, COUNT { (t)-[:GROUPS]->() } AS members
+RETURN DISTINCT t.id AS id, t.name AS name, COUNT { (t)-[:GROUPS]->({namespace: $namespace}) } AS members

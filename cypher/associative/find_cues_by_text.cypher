@@ -5,4 +5,4 @@
 UNWIND $texts AS wanted
 MATCH (c:Cue {namespace: $namespace, text: wanted})
 RETURN c.id AS id, c.text AS text, c.kind AS kind,
-       COUNT { (c)-[:HAS_TAG]->(:Tag)-[:LEADS_TO]->() } AS contents
+       COUNT { (c)-[:HAS_TAG]->(:Tag {namespace: $namespace})-[:LEADS_TO]->({namespace: $namespace}) } AS contents

@@ -11,4 +11,4 @@ CALL (query) {
   LIMIT $k
 }
 RETURN query, node.id AS id, node.text AS text, node.kind AS kind, score,
-       COUNT { (node)-[:HAS_TAG]->(:Tag)-[:LEADS_TO]->() } AS contents
+       COUNT { (node)-[:HAS_TAG]->(:Tag {namespace: $namespace})-[:LEADS_TO]->({namespace: $namespace}) } AS contents

@@ -9,7 +9,7 @@ WITH t
 MATCH (ev:Event {id: $event_id})
 WHERE ev.namespace = $namespace
   AND NOT EXISTS { (:State {namespace: $namespace})-[:EVIDENCED_BY]->(ev) }
-OPTIONAL MATCH (t)-[:CURRENT_STATE]->(cur:State)
+OPTIONAL MATCH (t)-[:CURRENT_STATE]->(cur:State {namespace: $namespace})
 WITH t, ev, cur, $state.valid_from AS vf
 WITH t, ev, cur, vf,
   CASE
@@ -69,10 +69,10 @@ CALL {
   MATCH (s:State {id: $state.id})
   OPTIONAL MATCH (p:State)-[:SUPPORTED_BY]->(t)
   WHERE p.namespace = $namespace AND p <> s AND NOT coalesce(p.conflict, false) AND p.valid_from <= vf
-    AND (EXISTS { (t)-[:INITIAL_STATE]->(p) } OR EXISTS { (:State)-[:SEMANTIC_NEXT]->(p) })
+    AND (EXISTS { (t)-[:INITIAL_STATE]->(p) } OR EXISTS { (:State {namespace: $namespace})-[:SEMANTIC_NEXT]->(p) })
   WITH t, s, vf, p ORDER BY p.valid_from DESC LIMIT 1
-  OPTIONAL MATCH (p)-[old:SEMANTIC_NEXT]->(nx:State)
-  OPTIONAL MATCH (t)-[oldInit:INITIAL_STATE]->(first:State)
+  OPTIONAL MATCH (p)-[old:SEMANTIC_NEXT]->(nx:State {namespace: $namespace})
+  OPTIONAL MATCH (t)-[oldInit:INITIAL_STATE]->(first:State {namespace: $namespace})
   WITH t, s, p, old, nx, oldInit, first,
        CASE WHEN p IS NULL THEN first ELSE nx END AS succ
   FOREACH (_ IN CASE WHEN p IS NULL THEN [] ELSE [1] END |

@@ -7,12 +7,12 @@ CALL { MATCH (e:Event {namespace: $namespace}) RETURN count(e) AS events }
 CALL { MATCH (s:State {namespace: $namespace}) RETURN count(s) AS states }
 CALL {
   MATCH (t:Topic {namespace: $namespace})
-  WHERE EXISTS { (t)<-[:SUPPORTED_BY]-(:State) } AND COUNT { (t)-[:CURRENT_STATE]->() } <> 1
+  WHERE EXISTS { (t)<-[:SUPPORTED_BY]-(:State {namespace: $namespace}) } AND COUNT { (t)-[:CURRENT_STATE]->({namespace: $namespace}) } <> 1
   RETURN count(t) AS bad_current
 }
 CALL {
   MATCH (e:Event {namespace: $namespace})-[:SUPPORTED_BY]->(t:Topic)
-  WHERE NOT EXISTS { (t)-[:FIRST_TIMELINE_NODE]->(e) } AND NOT EXISTS { (:Event)-[:TEMPORAL_NEXT]->(e) }
+  WHERE NOT EXISTS { (t)-[:FIRST_TIMELINE_NODE]->(e) } AND NOT EXISTS { (:Event {namespace: $namespace})-[:TEMPORAL_NEXT]->(e) }
   RETURN count(e) AS unchained
 }
 RETURN topics, events, states, bad_current, unchained

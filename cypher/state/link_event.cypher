@@ -9,13 +9,13 @@ WITH t
 MATCH (e:Event {id: $event_id})-[:SUPPORTED_BY]->(t)
 WHERE e.namespace = $namespace
   AND NOT EXISTS { (t)-[:FIRST_TIMELINE_NODE]->(e) }
-  AND NOT EXISTS { (:Event)-[:TEMPORAL_NEXT]->(e) }
+  AND NOT EXISTS { (:Event {namespace: $namespace})-[:TEMPORAL_NEXT]->(e) }
 OPTIONAL MATCH (p:Event)-[:SUPPORTED_BY]->(t)
 WHERE p.namespace = $namespace AND p <> e AND p.sort_key < e.sort_key
-  AND (EXISTS { (t)-[:FIRST_TIMELINE_NODE]->(p) } OR EXISTS { (:Event)-[:TEMPORAL_NEXT]->(p) })
+  AND (EXISTS { (t)-[:FIRST_TIMELINE_NODE]->(p) } OR EXISTS { (:Event {namespace: $namespace})-[:TEMPORAL_NEXT]->(p) })
 WITH t, e, p ORDER BY p.sort_key DESC LIMIT 1
-OPTIONAL MATCH (p)-[old:TEMPORAL_NEXT]->(s:Event)
-OPTIONAL MATCH (t)-[oldFirst:FIRST_TIMELINE_NODE]->(f:Event)
+OPTIONAL MATCH (p)-[old:TEMPORAL_NEXT]->(s:Event {namespace: $namespace})
+OPTIONAL MATCH (t)-[oldFirst:FIRST_TIMELINE_NODE]->(f:Event {namespace: $namespace})
 WITH t, e, p, old, s, oldFirst, f
 CALL {
   WITH t, e, p, old, s

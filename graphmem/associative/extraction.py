@@ -95,9 +95,15 @@ _NON_WORD = re.compile(r"[^\w\s+'\-]")
 _POSSESSIVE = re.compile(r"['’]s\b")
 
 
+#: Longest normalised cue text (characters). Cue text is range-indexed (namespace, text), and
+#: Neo4j refuses index keys above about 8 KB; a cue is a short phrase, so longer ones are cut.
+MAX_CUE_CHARS = 200
+
+
 def normalise_cue(text: str) -> str:
     """Normalised cue text, the MERGE key of a Cue within a namespace: lower case, possessive
-    ``'s`` and punctuation removed, leading article/possessive pronoun dropped, single spaces.
+    ``'s`` and punctuation removed, leading article/possessive pronoun dropped, single spaces,
+    at most :data:`MAX_CUE_CHARS` characters.
 
     Returns ``""`` for text with no word characters (callers skip it).
     """
@@ -108,7 +114,7 @@ def normalise_cue(text: str) -> str:
     while previous != out:
         previous = out
         out = _NORMALISE_STRIP.sub("", out).strip()
-    return out
+    return out[:MAX_CUE_CHARS].strip()
 
 
 class CueExtractor(Protocol):

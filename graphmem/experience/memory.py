@@ -39,7 +39,7 @@ from graphmem.experience.insights import (
 )
 from graphmem.experience.matching import fgw_match
 from graphmem.experience.store import CrossInsight, ExperienceStore, RecalledTask
-from graphmem.experience.trajectories import Trajectory, read_trajectories
+from graphmem.experience.trajectories import Trajectory, as_trajectory, read_trajectories
 from graphmem.graph.runner import QueryRunner
 from graphmem.asyncio_support import AsyncRecall
 from graphmem.llm import LLMAccounting, LLMUsage
@@ -123,7 +123,7 @@ class ExperienceMemory(AsyncRecall, LLMAccounting):
         self.store = ExperienceStore(runner, self.namespace)
 
     # ------------------------------------------------------------------ build
-    def build(self, experts: Sequence[Trajectory], explorations: Sequence[Trajectory] = (),
+    def build(self, experts: Sequence[Trajectory | dict], explorations: Sequence[Trajectory | dict] = (),
               k: int = 3, tau: float = 0.5, batch_tasks: int = 50,
               progress: Progress | None = None) -> BuildReport:
         """Build (or rebuild: nothing new is created) the memory graph from trajectories.
@@ -136,10 +136,13 @@ class ExperienceMemory(AsyncRecall, LLMAccounting):
             progress: ``progress(stage, done, total)`` callback.
         Raises:
             ValidationError: duplicate task ids, k < 0, tau outside [-1, 1], no experts.
-            TrajectoryError: an exploration without an expert trajectory (names it).
+            TrajectoryError: an exploration without an expert trajectory (names it); an item
+                that is neither a Trajectory nor a valid dict of one (e.g. no actions).
             ControllerError: the LLM renderer gave invalid output twice (nothing written).
         """
         began = time.perf_counter()
+        experts = [as_trajectory(t, i) for i, t in enumerate(experts)]
+        explorations = [as_trajectory(t, i) for i, t in enumerate(explorations)]
         if not experts:
             raise ValidationError("no expert trajectories to build from")
         if k < 0 or not -1.0 <= tau <= 1.0:

@@ -97,6 +97,23 @@ def _jsonl_records(path: Path) -> Iterator[tuple[int, Any]]:
                 raise InputFormatError(f"{path}:{number}: malformed JSON: {exc.msg}") from None
 
 
+def as_trajectory(value: Any, position: int = 0) -> Trajectory:
+    """A :class:`Trajectory` from a Trajectory or a dict of its fields (API input).
+
+    Raises:
+        TrajectoryError: not a trajectory, no actions, or a bad field; names the task id and the
+            position in the argument list.
+    """
+    if isinstance(value, Trajectory):
+        return value
+    if not isinstance(value, dict):
+        raise _fail("<argument>", position, value,
+                    f"expected a Trajectory or a dict, got {type(value).__name__}")
+    if not value.get("steps"):
+        raise _fail("<argument>", position, value, "no actions (steps is empty or missing)")
+    return _validate(value, "<argument>", position, value)
+
+
 def scienceworld_record(record: Any, path: Path | str = "<memory>", line: int = 0,
                         kind: str = "expert") -> Trajectory:
     """One ScienceWorld record (gold JSONL or our exploration JSONL) as a :class:`Trajectory`.

@@ -8,7 +8,7 @@ from typing import Any
 import neo4j
 from neo4j import exceptions as ne
 
-from graphmem.errors import QueryError, translate_neo4j_error
+from graphmem.errors import QueryError, ValidationError, translate_neo4j_error
 from graphmem.graph.registry import CypherQuery, CypherRegistry
 
 Record = dict[str, Any]
@@ -101,12 +101,21 @@ class QueryRunner:
         """Run ``work(tx)`` in a managed read or write transaction with error translation.
 
         ``work`` must only run registry queries (``self.registry.get(...).text``).
+
+        Raises:
+            ValidationError: a string parameter cannot be encoded as UTF-8 (a lone surrogate).
+            DatabaseError subclasses: translated Neo4j/driver errors.
         """
         try:
             with self.driver.session(database=self.database) as session:
                 if mode == "read":
                     return session.execute_read(work)
                 return session.execute_write(work)
+        except UnicodeEncodeError as exc:  # a lone surrogate in a parameter: Bolt sends UTF-8
+            raise ValidationError(
+                f"a parameter of query {name!r} is not valid Unicode: {exc.object[exc.start]!r} at"
+                f" position {exc.start} cannot be encoded as UTF-8; nothing was written"
+            ) from None
         except ne.Neo4jError as exc:
             raise translate_neo4j_error(exc, name) from exc
         except ne.DriverError as exc:
