@@ -7,12 +7,14 @@ CALL { MATCH (e:Event {namespace: $namespace}) RETURN count(e) AS events }
 CALL { MATCH (s:State {namespace: $namespace}) RETURN count(s) AS states }
 CALL {
   MATCH (t:Topic {namespace: $namespace})
-  WHERE EXISTS { (t)<-[:SUPPORTED_BY]-(:State {namespace: $namespace}) } AND COUNT { (t)-[:CURRENT_STATE]->({namespace: $namespace}) } <> 1
+  WITH t, COUNT { (t)<-[:SUPPORTED_BY]-(:State {namespace: $namespace}) } AS states,
+       COUNT { (t)-[:CURRENT_STATE]->(:State {namespace: $namespace}) } AS current
+  WHERE states > 0 AND current <> 1
   RETURN count(t) AS bad_current
 }
 CALL {
   MATCH (e:Event {namespace: $namespace})-[:SUPPORTED_BY]->(t:Topic)
-  WHERE NOT EXISTS { (t)-[:FIRST_TIMELINE_NODE]->(e) } AND NOT EXISTS { (:Event {namespace: $namespace})-[:TEMPORAL_NEXT]->(e) }
+  WHERE t.namespace = $namespace AND NOT EXISTS { (t)-[:FIRST_TIMELINE_NODE]->(e) } AND NOT EXISTS { (:Event {namespace: $namespace})-[:TEMPORAL_NEXT]->(e) }
   RETURN count(e) AS unchained
 }
 RETURN topics, events, states, bad_current, unchained

@@ -239,4 +239,7 @@ async def test_concurrent_async_recalls(tenants) -> None:
     retrievers = [CLASSES[m](graph_memory=a, k=3) for m in CLASSES]
     expected = [r.invoke(QUERIES[m]) for r, m in zip(retrievers, CLASSES)]
     got = await asyncio.gather(*(r.ainvoke(QUERIES[m]) for r, m in zip(retrievers, CLASSES)))
-    assert list(got) == expected
+    # the same documents (scores may move slightly: BM25 statistics of the shared full-text
+    # index change while other tenants write)
+    assert [{d.id for d in docs} for docs in got] == [{d.id for d in docs} for docs in expected]
+    assert all(len(docs) == 3 for docs in got)
