@@ -8,18 +8,15 @@ OPTIONAL MATCH (i)-[e:SUPPORTS|CONFLICTS_WITH]->(:Query)
 WITH i, count(e) AS evidence
 ORDER BY evidence DESC, i.id
 LIMIT 1
-CALL {
-  WITH i
+CALL (i) {
   MATCH p = (i)-[:SUPPORTS|CONFLICTS_WITH]->(q:Query)
   WHERE q.namespace = $namespace
   RETURN p LIMIT 25
   UNION
-  WITH i
   MATCH p = (i)-[:REVISION_OF*1..3]-(other:Insight)
   WHERE other.namespace = $namespace
   RETURN p
   UNION
-  WITH i
   MATCH p = (d:ControllerDecision)-[:DECIDED_ON|RESULTED_IN]->(i)
   WHERE d.namespace = $namespace
   RETURN p LIMIT 10

@@ -9,18 +9,15 @@ WHERE e.namespace = $namespace
 WITH t, count(e) AS events
 ORDER BY events DESC, t.id
 LIMIT 1
-CALL {
-  WITH t
+CALL (t) {
   MATCH p = (t)-[:FIRST_TIMELINE_NODE]->(:Event)-[:TEMPORAL_NEXT*0..12]->(e:Event)
   WHERE e.namespace = $namespace
   RETURN p
   UNION
-  WITH t
   MATCH p = (t)-[:INITIAL_STATE]->(:State)-[:SEMANTIC_NEXT*0..8]->(s:State)
   WHERE s.namespace = $namespace
   RETURN p
   UNION
-  WITH t
   MATCH p = (t)-[:CURRENT_STATE]->(s:State)-[:EVIDENCED_BY]->(e:Event)
   WHERE s.namespace = $namespace AND e.namespace = $namespace
   RETURN p

@@ -1,10 +1,14 @@
-// description: for each task, the top-t incident SIMILAR_TASK edges ranked by the neighbour's similarity to the query (EMG eq. 7)
+// description: for each task, the top-t incident SIMILAR_TASK edges (one per neighbour) ranked by the neighbour's similarity to the query (EMG eq. 7)
 // params: namespace, task_ids, embedding, t
 // returns: task_id, edges
 // mode: read
 UNWIND $task_ids AS task_id
 MATCH (task:Task {id: task_id, namespace: $namespace})-[s:SIMILAR_TASK]-(n:Task)
 WHERE n.namespace = $namespace
+WITH task_id, n, s
+ORDER BY s.similarity DESC
+// an edge may exist in both directions (each task keeps its own top-k): one per neighbour
+WITH task_id, n, head(collect(s)) AS s
 WITH task_id, s, n, vector.similarity.cosine(n.embedding, $embedding) AS neighbour_score
 ORDER BY neighbour_score DESC, n.id
 WITH task_id, collect({neighbour_id: n.id, neighbour_key: n.task_key, neighbour_query: n.query,

@@ -22,7 +22,7 @@ DEFAULT_EXPLORATIONS = Path(".graphmem") / "explorations"
 def build(
     trajectories: Path = typer.Argument(..., help="expert trajectories: ScienceWorld JSONL, ALFWorld folder, generic JSON/JSONL"),
     explorations: Path | None = typer.Option(None, "--explorations", help="exploration JSONL (same task ids)"),
-    namespace: str | None = typer.Option(None, "--namespace", help="tenant namespace"),
+    namespace: str | None = typer.Option(None, "--namespace", "-n", help="tenant namespace"),
     limit: int | None = typer.Option(None, "--limit", help="use only the first N expert tasks"),
     k: int = typer.Option(3, "--k", help="SIMILAR_TASK neighbours per task"),
     tau: float = typer.Option(0.5, "--tau", help="minimum cosine for SIMILAR_TASK"),
@@ -87,7 +87,7 @@ def explore(
 @app.command("recall")
 def recall(
     task: str = typer.Argument(..., help="the new task's query"),
-    namespace: str | None = typer.Option(None, "--namespace"),
+    namespace: str | None = typer.Option(None, "--namespace", "-n", help="tenant namespace"),
     k: int = typer.Option(3, "--k", help="top-K tasks"),
     t: int = typer.Option(2, "--t", help="top-T cross-task edges per task"),
     as_json: bool = typer.Option(False, "--json"),

@@ -26,6 +26,8 @@ def read_feedback_file(path: str | Path) -> list[FeedbackInput]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise InputFormatError(f"{path}: cannot read: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     items = []
     for lineno, line in enumerate(lines, start=1):
         if not line.strip():

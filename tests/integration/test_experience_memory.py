@@ -54,6 +54,7 @@ def test_build_browse_rebuild_and_recall(runner, embedder, namespace, shared_dat
     assert top.task.task_key == experts[0].task_id and top.task.similarity > 0.99
     assert "avoid 'focus on agent'" in top.task.intra_insight
     assert len(top.cross) <= 2
+    assert len({c.neighbour_id for c in top.cross}) == len(top.cross)  # one edge per neighbour
     for cross in top.cross:
         assert cross.renderer == "heuristic" and -1.0 <= cross.neighbour_similarity <= 1.0
     json.dumps(result.model_dump())
