@@ -73,7 +73,7 @@ class GraphMemory:
         return cls(
             runner,
             embedder_from_name(settings.embedding_model),
-            namespace=namespace or settings.namespace,
+            namespace=settings.namespace if namespace is None else namespace,
             llm=llm,
         )
 

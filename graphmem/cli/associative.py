@@ -62,14 +62,16 @@ def recall(
     if as_json:
         print(result.model_dump_json(indent=2))
         return
-    console.print(f"\\[{result.controller}] {result.rounds} round(s), stop: {result.stop_reason}")
+    console.print(f"\\[{result.controller}] {result.rounds} traversal round(s) after the start "
+                  f"(round 0), stop: {result.stop_reason}")
     table = Table("#", "source", "score", "path", "text")
     for i, ev in enumerate(result.evidence, 1):
         path = " > ".join(f"{p.node}:{p.text[:24]}" for p in ev.path[-3:])
         table.add_row(str(i), ",".join(ev.source_ids), f"{ev.rank_score:.4f}", path, ev.text[:90])
     console.print(table)
     for rnd in result.trace:
-        console.print(f"round {rnd.round}: cues {rnd.active_cues[:6]} candidates {rnd.candidates} "
+        label = "start (round 0)" if rnd.round == 0 else f"round {rnd.round}"
+        console.print(f"{label}: cues {rnd.active_cues[:6]} candidates {rnd.candidates} "
                       f"+{len(rnd.new_evidence)} evidence, new cues {rnd.new_cues[:6]}"
                       + (f" -> stop ({rnd.stop_reason})" if rnd.stop else ""))
     print_llm_summary(result.llm_usage, result.controller)
