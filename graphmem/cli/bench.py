@@ -35,12 +35,9 @@ def run(
     set_torch_threads(torch_threads)
     with cli_errors():
         server, _ = server_settings()
-        mem = GraphMemory.from_settings(namespace="default", migrate=True)
-        try:
+        with GraphMemory.from_settings(namespace="default", migrate=True) as mem:
             report = run_bench(mem.runner, mem.embedder, server, data, out, sizes=sizes, seed=seed,
                                questions=questions, quick=quick, console=console)
-        finally:
-            mem.close()
     for line in report["summary"]:
         console.print(line)
     console.print(f"report: {out / 'report.md'} ({time.monotonic() - began:.0f} s)")

@@ -60,12 +60,9 @@ def run(
     set_torch_threads(torch_threads)
     with cli_errors():
         server, _ = server_settings()
-        mem = GraphMemory.from_settings(namespace="default", migrate=True)
-        try:
+        with GraphMemory.from_settings(namespace="default", migrate=True) as mem:
             report = run_eval(mem.runner, mem.embedder, server, data, out, locomo=locomo, seed=seed,
                               quick=quick, explorations=explorations, console=console)
-        finally:
-            mem.close()
     if json_out:
         console.print_json(json.dumps({k: v for k, v in report.items() if k != "config"}, default=str))
     overall = report["locomo"]["recall"]

@@ -30,9 +30,9 @@ def build(
 ) -> None:
     """Build (or rebuild; nothing is duplicated) the memory graph from trajectories."""
     with cli_errors():
-        mem = open_memory(namespace)
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=console, disable=as_json) as bar:
+        with open_memory(namespace) as mem, \
+                Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                         TimeElapsedColumn(), console=console, disable=as_json) as bar:
             tasks: dict[str, int] = {}
 
             def progress(stage: str, done: int, total: int) -> None:
@@ -42,7 +42,6 @@ def build(
 
             report = mem.experience.build_from_files(trajectories, explorations, limit=limit, k=k,
                                                      tau=tau, progress=progress)
-        mem.close()
     if as_json:
         print(report.model_dump_json(indent=2))
     else:
@@ -94,9 +93,8 @@ def recall(
 ) -> None:
     """Recall intra- and cross-task insights for a new task (EMG eq. 7)."""
     with cli_errors():
-        mem = open_memory(namespace)
-        result = mem.experience.recall(task, k=k, t=t, with_rules=as_json)
-        mem.close()
+        with open_memory(namespace) as mem:
+            result = mem.experience.recall(task, k=k, t=t, with_rules=as_json)
     if as_json:
         print(result.model_dump_json(indent=2))
         return

@@ -30,9 +30,9 @@ def ingest(
 
     with cli_errors():
         conversations = read_conversations(file, fmt)  # type: ignore[arg-type]
-        mem = open_memory(namespace)
         total = sum(len(c.turns) for c in conversations)
-        with tqdm(total=total, unit="turn", desc="ingest", disable=as_json) as bar:
+        with open_memory(namespace) as mem, \
+                tqdm(total=total, unit="turn", desc="ingest", disable=as_json) as bar:
             report = mem.state.ingest(conversations, progress=bar.update)
     if as_json:
         console.print_json(report.model_dump_json())
@@ -54,7 +54,8 @@ def recall(
 ) -> None:
     """Events and states for QUESTION with their source ids, and each round's action."""
     with cli_errors():
-        result = open_memory(namespace).state.recall(question, k=k, max_rounds=rounds)
+        with open_memory(namespace) as mem:
+            result = mem.state.recall(question, k=k, max_rounds=rounds)
     if as_json:
         console.print_json(json.dumps(result.to_json_dict()))
         return
@@ -84,11 +85,11 @@ def evaluate(
     from graphmem.state.evaluation import evaluate_locomo, evaluate_memconflict
 
     with cli_errors():
-        mem = open_memory("eval-state")
-        out = {"locomo": evaluate_locomo(mem.runner, mem.embedder, locomo)}
-        if not skip_memconflict:
-            out["memconflict"] = evaluate_memconflict(mem.runner, mem.embedder, memconflict,
-                                                      max_personas=max_personas)
+        with open_memory("eval-state") as mem:
+            out = {"locomo": evaluate_locomo(mem.runner, mem.embedder, locomo)}
+            if not skip_memconflict:
+                out["memconflict"] = evaluate_memconflict(mem.runner, mem.embedder, memconflict,
+                                                          max_personas=max_personas)
     if as_json:
         print(json.dumps(out, indent=2))
     else:
