@@ -26,7 +26,7 @@ def validate_texts(texts: Sequence[str], what: str = "text") -> list[str]:
 
     Raises:
         EmptyTextError: an empty/whitespace-only or non-str item, naming its index and value.
-        ValidationError: an item longer than ``MAX_TEXT_CHARS`` or with a lone surrogate.
+        InvalidInputError: an item longer than ``MAX_TEXT_CHARS`` or with a lone surrogate.
     """
     return [validate_text(text, f"{what}[{i}]") for i, text in enumerate(texts)]
 
@@ -189,7 +189,7 @@ class ValidatingEmbedder:
     NaN or vectors of another width is refused with a typed error before anything is written.
 
     Raises (from both methods):
-        EmptyTextError, ValidationError: bad text.
+        EmptyTextError, InvalidInputError: bad text.
         EmbeddingDimensionError: the wrapped embedder returned a wrong shape, NaN or infinity.
     """
 

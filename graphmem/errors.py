@@ -4,7 +4,8 @@
 
     GraphmemError
     ├── ConfigurationError            bad or missing settings (names the setting)
-    ├── ValidationError               bad input (names the offending value); also a ValueError
+    │   └── DataNotFoundError         a dataset file or folder is missing (names it and its source)
+    ├── InvalidInputError             bad input (names the offending value); also a ValueError
     │   ├── EmptyTextError            empty or whitespace-only text
     │   ├── EmbeddingDimensionError   dimension 0, > 4096, NaN, or different from the index
     │   ├── TrajectoryError           a trajectory without actions, a malformed record
@@ -33,23 +34,28 @@ class ConfigurationError(GraphmemError):
     """A setting is missing or has a bad value; the message names the setting."""
 
 
-class ValidationError(GraphmemError, ValueError):
+class DataNotFoundError(ConfigurationError):
+    """A dataset file or folder is missing; the message names the path, where the data comes
+    from, and how to point graphmem at it (``--data DIR`` / ``GRAPHMEM_DATA``)."""
+
+
+class InvalidInputError(GraphmemError, ValueError):
     """Bad input to a public entry point; the message names the offending value."""
 
 
-class EmptyTextError(ValidationError):
+class EmptyTextError(InvalidInputError):
     """Text that is empty or only whitespace."""
 
 
-class EmbeddingDimensionError(ValidationError):
+class EmbeddingDimensionError(InvalidInputError):
     """An embedding or index dimension that is invalid or does not match."""
 
 
-class TrajectoryError(ValidationError):
+class TrajectoryError(InvalidInputError):
     """A trajectory that cannot be used (no actions, missing fields, wrong types)."""
 
 
-class InputFormatError(ValidationError):
+class InputFormatError(InvalidInputError):
     """A malformed input file or line; the message names the file and the line number."""
 
 

@@ -11,7 +11,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from graphmem.embeddings import Embedder, ValidatingEmbedder, embedder_from_name
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.graph.indexes import check_vector_dimension
 from graphmem.graph.runner import QueryRunner
 from graphmem.names import validate_namespace
@@ -39,7 +39,7 @@ class GraphMemory:
     Raises:
         EmbeddingDimensionError: an existing vector index has another dimension, or the
             embedder's dimension is not in 1..4096 (checked before anything is written).
-        ValidationError: a bad namespace.
+        InvalidInputError: a bad namespace.
     """
 
     def __init__(
@@ -113,10 +113,10 @@ class GraphMemory:
         """The memory called ``name`` (one of :data:`MEMORY_NAMES`), e.g. ``mem.memory("state")``.
 
         Raises:
-            ValidationError: an unknown memory name (named in the message).
+            InvalidInputError: an unknown memory name (named in the message).
         """
         if name not in MEMORY_NAMES:
-            raise ValidationError(f"unknown memory {name!r}: use one of {', '.join(MEMORY_NAMES)}")
+            raise InvalidInputError(f"unknown memory {name!r}: use one of {', '.join(MEMORY_NAMES)}")
         return getattr(self, name)
 
     def delete_namespace(self, batch_size: int = 10_000) -> int:
@@ -128,10 +128,10 @@ class GraphMemory:
         Returns:
             The number of nodes deleted.
         Raises:
-            ValidationError: ``batch_size`` < 1. DatabaseError subclasses.
+            InvalidInputError: ``batch_size`` < 1. DatabaseError subclasses.
         """
         if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValidationError(f"batch_size must be a positive integer, got {batch_size!r}")
+            raise InvalidInputError(f"batch_size must be a positive integer, got {batch_size!r}")
         total = 0
         while True:
             rows = self.runner.write("core/delete_namespace_batch", namespace=self.namespace,

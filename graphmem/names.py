@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import uuid
 
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 
 _NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
 _ID_ROOT = uuid.UUID("6f1c2a4e-3b7d-5e8f-9a0b-1c2d3e4f5a6b")
@@ -22,10 +22,10 @@ def validate_namespace(namespace: str) -> str:
     digit.
 
     Raises:
-        ValidationError: naming the bad value.
+        InvalidInputError: naming the bad value.
     """
     if not isinstance(namespace, str) or not _NAMESPACE.match(namespace):
-        raise ValidationError(
+        raise InvalidInputError(
             f"invalid namespace {namespace!r}: use 1-128 of [A-Za-z0-9_.:-], starting alphanumeric"
         )
     return namespace
@@ -49,14 +49,14 @@ def node_id(namespace: str, kind: str, *key: object) -> str:
         key: the natural key's parts; ``str()`` of each is used. Different part lists give
             different ids, whatever characters the parts contain.
     Raises:
-        ValidationError: a key part that is not valid Unicode (a lone surrogate such as
+        InvalidInputError: a key part that is not valid Unicode (a lone surrogate such as
             ``"\\ud800"``, which could never be stored either).
     """
     text = "\x1f".join(_escape(part) for part in (namespace, kind, *(str(k) for k in key)))
     try:
         return str(uuid.uuid5(_ID_ROOT, text))
     except UnicodeEncodeError as exc:
-        raise ValidationError(
+        raise InvalidInputError(
             f"key of a {kind!r} node is not valid Unicode: {exc.object[exc.start]!r} at position "
             f"{exc.start} cannot be encoded as UTF-8: {text[:60]!r}"
         ) from None

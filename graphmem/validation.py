@@ -4,7 +4,7 @@
 Documented limits:
 
 - ``MAX_TEXT_CHARS`` = 100 000 characters per text that is embedded (a query, an insight, a
-  conversation turn, a cue, ...). Longer texts are refused with :class:`ValidationError` before
+  conversation turn, a cue, ...). Longer texts are refused with :class:`InvalidInputError` before
   anything is written: the embedding model reads only its first 256 tokens anyway, and Neo4j's
   range indexes refuse keys above about 8 KB.
 - Text must be encodable as UTF-8 (no lone surrogates such as ``"\\ud800"``): Bolt sends UTF-8,
@@ -14,7 +14,7 @@ Documented limits:
 
 from __future__ import annotations
 
-from graphmem.errors import EmptyTextError, ValidationError
+from graphmem.errors import EmptyTextError, InvalidInputError
 
 #: Longest text (in characters) graphmem embeds and stores as a memory's text.
 MAX_TEXT_CHARS = 100_000
@@ -29,20 +29,20 @@ def validate_text(value: object, what: str = "text") -> str:
 
     Raises:
         EmptyTextError: not a string, or empty / whitespace-only (names ``what`` and the value).
-        ValidationError: longer than :data:`MAX_TEXT_CHARS`, or not encodable as UTF-8 (names
+        InvalidInputError: longer than :data:`MAX_TEXT_CHARS`, or not encodable as UTF-8 (names
             ``what``, the length or the offending character and its position).
     """
     if not isinstance(value, str) or not value.strip():
         raise EmptyTextError(f"{what} is empty or not a string: {value!r}")
     if len(value) > MAX_TEXT_CHARS:
-        raise ValidationError(
+        raise InvalidInputError(
             f"{what} has {len(value)} characters, more than the limit MAX_TEXT_CHARS="
             f"{MAX_TEXT_CHARS}: {_preview(value)}"
         )
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise ValidationError(
+        raise InvalidInputError(
             f"{what} is not valid Unicode: character {value[exc.start]!r} at position "
             f"{exc.start} cannot be encoded as UTF-8: {_preview(value)}"
         ) from None

@@ -41,7 +41,7 @@ from graphmem.associative.routing import HeuristicRouter, LLMRouter, TagCandidat
 from graphmem.associative.store import AssociativeStore
 from graphmem.associative.themes import group_themes
 from graphmem.embeddings import Embedder
-from graphmem.errors import EmptyTextError, ValidationError
+from graphmem.errors import EmptyTextError, InvalidInputError
 from graphmem.graph.runner import QueryRunner
 from graphmem.asyncio_support import AsyncRecall
 from graphmem.llm import LLMAccounting, LLMUsage
@@ -62,7 +62,7 @@ class AssociativeMemory(AsyncRecall, LLMAccounting):
             (structured output), without one the heuristic extractor and router run.
         config: reconstruction defaults (:class:`ReconstructionConfig`).
     Raises:
-        ValidationError: a bad namespace.
+        InvalidInputError: a bad namespace.
     """
 
     def __init__(
@@ -93,7 +93,7 @@ class AssociativeMemory(AsyncRecall, LLMAccounting):
         """Episodes of a :class:`graphmem.conversation.Conversation` (one per turn, in order).
 
         Raises:
-            EmptyTextError / ValidationError: a turn with empty text or ids.
+            EmptyTextError / InvalidInputError: a turn with empty text or ids.
         """
         out = []
         for i, turn in enumerate(conversation.turns):
@@ -110,7 +110,7 @@ class AssociativeMemory(AsyncRecall, LLMAccounting):
             except PydanticValidationError as exc:
                 error = exc.errors()[0]
                 where = f"conversation {conversation.id!r} turn {i} ({turn.source_id!r})"
-                cls = EmptyTextError if "empty" in error["msg"] else ValidationError
+                cls = EmptyTextError if "empty" in error["msg"] else InvalidInputError
                 raise cls(f"{where}: {'.'.join(map(str, error['loc']))}: {error['msg']}") from exc
         return out
 
@@ -134,14 +134,14 @@ class AssociativeMemory(AsyncRecall, LLMAccounting):
         episodes done after each conversation.
 
         Raises:
-            EmptyTextError, ValidationError: bad turns (naming them); ControllerError: the LLM
+            EmptyTextError, InvalidInputError: bad turns (naming them); ControllerError: the LLM
             extractor's output was invalid twice.
         """
         began = time.monotonic()
         batches = [self.episodes_of(c) for c in conversations]
         for conv, episodes in zip(conversations, batches, strict=True):
             if not episodes:
-                raise ValidationError(f"conversation {conv.id!r} has no turns")
+                raise InvalidInputError(f"conversation {conv.id!r} has no turns")
         usage = LLMUsage()
         extractor = self.heuristic if self.llm is None else LLMExtractor(self.llm, usage)
         report = IngestReport(namespace=self.namespace, extractor=extractor.name)

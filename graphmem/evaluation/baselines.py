@@ -20,7 +20,7 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 
 from graphmem.embeddings import Embedder
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 
 _RUN_ID = re.compile(r"^[a-z0-9]{4,16}$")
 
@@ -49,7 +49,7 @@ class VectorBaseline:
         run_id: 4-16 lowercase letters/digits naming the label and the index.
         uri, username, password, database: the Neo4j the memories use.
     Raises:
-        ValidationError: a malformed ``run_id``.
+        InvalidInputError: a malformed ``run_id``.
     """
 
     def __init__(self, embedder: Embedder, run_id: str, uri: str, username: str = "neo4j",
@@ -57,7 +57,7 @@ class VectorBaseline:
         from langchain_neo4j import Neo4jVector
 
         if not _RUN_ID.match(run_id):
-            raise ValidationError(f"run id must be 4-16 lowercase letters/digits, got {run_id!r}")
+            raise InvalidInputError(f"run id must be 4-16 lowercase letters/digits, got {run_id!r}")
         self.label = f"GraphmemBaseline{run_id}"
         self.index_name = f"graphmem_baseline_{run_id}"
         self._id_index = f"graphmem_baseline_{run_id}_id"
@@ -123,14 +123,14 @@ class BM25Baseline:
         texts: the corpus (raw turns, ``"speaker: text"``).
         ids: one source id per text.
     Raises:
-        ValidationError: mismatched lengths or an empty corpus.
+        InvalidInputError: mismatched lengths or an empty corpus.
     """
 
     def __init__(self, texts: Sequence[str], ids: Sequence[str]):
         import bm25s
 
         if not texts or len(texts) != len(ids):
-            raise ValidationError(f"BM25 needs one id per text, got {len(texts)} texts and {len(ids)} ids")
+            raise InvalidInputError(f"BM25 needs one id per text, got {len(texts)} texts and {len(ids)} ids")
         self._bm25s = bm25s
         self.ids = list(ids)
         self.retriever = bm25s.BM25()

@@ -35,7 +35,7 @@ import numpy as np
 from graphmem.associative import AssociativeMemory
 from graphmem.conversation import Conversation, read_locomo
 from graphmem.embeddings import Embedder
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.evaluation import report as rpt
 from graphmem.evaluation.baselines import VectorBaseline
 from graphmem.evaluation.locomo import truncate_conversation, turn_text
@@ -202,7 +202,7 @@ def run_bench(runner: QueryRunner, embedder: Embedder, server: dict[str, Any], d
         questions: timed recalls per method and size.
         quick: one truncated conversation (40 turns), sizes (500, 1500), 8 questions.
     Raises:
-        ValidationError: a size below 1.
+        InvalidInputError: a size below 1.
     """
     say = (lambda m: console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {m}")) if console else (lambda m: None)
     seed_everything(seed)
@@ -210,7 +210,7 @@ def run_bench(runner: QueryRunner, embedder: Embedder, server: dict[str, Any], d
         sizes, questions = (500, 1500), min(questions, 8)
     sizes = sorted(int(s) for s in sizes)
     if not sizes or sizes[0] < 1:
-        raise ValidationError(f"sizes must be positive, got {sizes!r}")
+        raise InvalidInputError(f"sizes must be positive, got {sizes!r}")
     locomo = data / "locomo" / "locomo-dev.json"
     conversations = read_locomo(locomo)
     tenant = truncate_conversation(conversations[1], 40) if quick else conversations[0]

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.state.evaluation import CATEGORY_NAMES, recall_at
 
 KS: tuple[int, ...] = (5, 10, 20)
@@ -37,7 +37,7 @@ class RecallTable:
 
     def __init__(self, ks: Sequence[int] = KS):
         if not ks or any(int(k) < 1 for k in ks):
-            raise ValidationError(f"cut-offs must be positive integers, got {list(ks)!r}")
+            raise InvalidInputError(f"cut-offs must be positive integers, got {list(ks)!r}")
         self.ks = tuple(int(k) for k in ks)
         self._sums: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0] * len(self.ks)))
         self._counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -46,10 +46,10 @@ class RecallTable:
         """Record one question; returns its ``{k: recall@k}``.
 
         Raises:
-            ValidationError: empty ``gold`` (a question without evidence cannot be scored).
+            InvalidInputError: empty ``gold`` (a question without evidence cannot be scored).
         """
         if not gold:
-            raise ValidationError(f"question of category {category!r} has no gold evidence ids")
+            raise InvalidInputError(f"question of category {category!r} has no gold evidence ids")
         unique = list(dict.fromkeys(ranked))
         values = {k: recall_at(unique, gold, k) for k in self.ks}
         for key in (category_name(category), "overall"):
@@ -82,13 +82,13 @@ def percentiles(values: Iterable[float], qs: Sequence[float] = (50, 95)) -> dict
     """``{"p50": ..., "p95": ...}`` of ``values`` (same unit as the input, e.g. ms).
 
     Raises:
-        ValidationError: no values, or a percentile outside [0, 100].
+        InvalidInputError: no values, or a percentile outside [0, 100].
     """
     arr = np.asarray(list(values), dtype=float)
     if arr.size == 0:
-        raise ValidationError("percentiles of an empty sample")
+        raise InvalidInputError("percentiles of an empty sample")
     if any(not 0 <= q <= 100 for q in qs):
-        raise ValidationError(f"percentiles must be in [0, 100], got {list(qs)!r}")
+        raise InvalidInputError(f"percentiles must be in [0, 100], got {list(qs)!r}")
     return {f"p{q:g}": round(float(np.percentile(arr, q)), 3) for q in qs}
 
 

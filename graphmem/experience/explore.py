@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from graphmem.errors import ConfigurationError, ValidationError
+from graphmem.errors import ConfigurationError, InvalidInputError
 
 
 def noisy_expert_episode(env: Any, record: dict[str, Any], epsilon: float, seed: int,
@@ -109,12 +109,12 @@ def generate_explorations(records: Iterable[dict[str, Any]], out: str | Path, ep
     Returns:
         ``{"written", "skipped", "seconds", "mean_episode_seconds", "stopped_early"}``.
     Raises:
-        ValidationError: ``epsilon`` outside [0, 1].
+        InvalidInputError: ``epsilon`` outside [0, 1].
         ConfigurationError: the ``scienceworld`` package is missing or the simulator (Java) fails
             to start; the message says why.
     """
     if not 0.0 <= epsilon <= 1.0:
-        raise ValidationError(f"epsilon must be in [0, 1], got {epsilon!r}")
+        raise InvalidInputError(f"epsilon must be in [0, 1], got {epsilon!r}")
     try:
         from scienceworld import ScienceWorldEnv
     except ImportError as exc:

@@ -22,7 +22,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from graphmem.embeddings import Embedder
-from graphmem.errors import TrajectoryError, ValidationError
+from graphmem.errors import TrajectoryError, InvalidInputError
 from graphmem.experience.decision_graph import LabelVocabulary, build_decision_graph
 from graphmem.experience.edit_path import common_subgraph, graph_edit_path
 from graphmem.experience.insights import (
@@ -135,7 +135,7 @@ class ExperienceMemory(AsyncRecall, LLMAccounting):
             batch_tasks: tasks per write transaction (each task lands whole or not at all).
             progress: ``progress(stage, done, total)`` callback.
         Raises:
-            ValidationError: duplicate task ids, k < 0, tau outside [-1, 1], no experts.
+            InvalidInputError: duplicate task ids, k < 0, tau outside [-1, 1], no experts.
             TrajectoryError: an exploration without an expert trajectory (names it); an item
                 that is neither a Trajectory nor a valid dict of one (e.g. no actions).
             ControllerError: the LLM renderer gave invalid output twice (nothing written).
@@ -144,20 +144,20 @@ class ExperienceMemory(AsyncRecall, LLMAccounting):
         experts = [as_trajectory(t, i) for i, t in enumerate(experts)]
         explorations = [as_trajectory(t, i) for i, t in enumerate(explorations)]
         if not experts:
-            raise ValidationError("no expert trajectories to build from")
+            raise InvalidInputError("no expert trajectories to build from")
         if k < 0 or not -1.0 <= tau <= 1.0:
-            raise ValidationError(f"need k >= 0 and tau in [-1, 1], got k={k!r}, tau={tau!r}")
+            raise InvalidInputError(f"need k >= 0 and tau in [-1, 1], got k={k!r}, tau={tau!r}")
         by_key: dict[str, _TaskBuild] = {}
         for trajectory in experts:
             if trajectory.task_id in by_key:
-                raise ValidationError(f"duplicate expert trajectory for task {trajectory.task_id!r}")
+                raise InvalidInputError(f"duplicate expert trajectory for task {trajectory.task_id!r}")
             by_key[trajectory.task_id] = _TaskBuild(trajectory, None)
         for trajectory in explorations:
             if trajectory.task_id not in by_key:
                 raise TrajectoryError(f"exploration {trajectory.task_id!r} ({trajectory.source}) "
                                       "has no expert trajectory")
             if by_key[trajectory.task_id].exploration is not None:
-                raise ValidationError(f"two explorations for task {trajectory.task_id!r}")
+                raise InvalidInputError(f"two explorations for task {trajectory.task_id!r}")
             by_key[trajectory.task_id].exploration = trajectory
         builds = list(by_key.values())
         usage = LLMUsage()
@@ -219,7 +219,7 @@ class ExperienceMemory(AsyncRecall, LLMAccounting):
         """Read trajectories (:func:`read_trajectories`) and :meth:`build`. With ``limit``, the
         first ``limit`` expert tasks and only their explorations are used.
 
-        Raises: InputFormatError, TrajectoryError, ValidationError (before anything is written).
+        Raises: InputFormatError, TrajectoryError, InvalidInputError (before anything is written).
         """
         expert_list = read_trajectories(experts, limit=limit, kind="expert")
         keys = {t.task_id for t in expert_list}
@@ -327,10 +327,10 @@ class ExperienceMemory(AsyncRecall, LLMAccounting):
         edit operations of each task.
 
         Raises:
-            EmptyTextError: empty query. ValidationError: k < 1 or t < 0.
+            EmptyTextError: empty query. InvalidInputError: k < 1 or t < 0.
         """
         if k < 1 or t < 0:
-            raise ValidationError(f"need k >= 1 and t >= 0, got k={k!r}, t={t!r}")
+            raise InvalidInputError(f"need k >= 1 and t >= 0, got k={k!r}, t={t!r}")
         embedding = [float(x) for x in self.embedder.embed_query(query)]
         tasks = self.store.find_tasks(embedding, k)
         ids = [task.id for task in tasks]

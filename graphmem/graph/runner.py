@@ -8,7 +8,7 @@ from typing import Any
 import neo4j
 from neo4j import exceptions as ne
 
-from graphmem.errors import QueryError, ValidationError, translate_neo4j_error
+from graphmem.errors import QueryError, InvalidInputError, translate_neo4j_error
 from graphmem.graph.registry import CypherQuery, CypherRegistry
 
 Record = dict[str, Any]
@@ -103,7 +103,7 @@ class QueryRunner:
         ``work`` must only run registry queries (``self.registry.get(...).text``).
 
         Raises:
-            ValidationError: a string parameter cannot be encoded as UTF-8 (a lone surrogate).
+            InvalidInputError: a string parameter cannot be encoded as UTF-8 (a lone surrogate).
             DatabaseError subclasses: translated Neo4j/driver errors.
         """
         try:
@@ -112,7 +112,7 @@ class QueryRunner:
                     return session.execute_read(work)
                 return session.execute_write(work)
         except UnicodeEncodeError as exc:  # a lone surrogate in a parameter: Bolt sends UTF-8
-            raise ValidationError(
+            raise InvalidInputError(
                 f"a parameter of query {name!r} is not valid Unicode: {exc.object[exc.start]!r} at"
                 f" position {exc.start} cannot be encoded as UTF-8; nothing was written"
             ) from None

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from graphmem.errors import ConfigurationError, InputFormatError, ValidationError
+from graphmem.errors import ConfigurationError, InputFormatError, InvalidInputError
 from graphmem.insight.models import Status
 
 #: dataset name -> (path below the data root, how Ψ is read from the record)
@@ -108,7 +108,7 @@ def load_tasks(dataset: str | Path, limit: int | None = None,
         limit: how many tasks (None = all).
         data_root: folder holding the datasets (default :func:`default_data_root`).
     Raises:
-        ValidationError: unknown dataset name. InputFormatError: a malformed line (names file and
+        InvalidInputError: unknown dataset name. InputFormatError: a malformed line (names file and
         line). ConfigurationError: the data folder is missing.
     """
     name = str(dataset)
@@ -117,7 +117,7 @@ def load_tasks(dataset: str | Path, limit: int | None = None,
     else:
         path = Path(name)
         if not path.is_file():
-            raise ValidationError(f"unknown dataset {name!r}: use one of {sorted(DATASETS)} "
+            raise InvalidInputError(f"unknown dataset {name!r}: use one of {sorted(DATASETS)} "
                                   "or a JSONL file path")
     return list(_iter_tasks(path, limit))
 

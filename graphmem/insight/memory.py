@@ -11,7 +11,7 @@ import numpy as np
 import pydantic
 
 from graphmem.embeddings import Embedder, validate_vectors
-from graphmem.errors import EmptyTextError, TrajectoryError, ValidationError
+from graphmem.errors import EmptyTextError, TrajectoryError, InvalidInputError
 from graphmem.graph.runner import QueryRunner
 from graphmem.insight.controller import (
     ControllerInput,
@@ -43,7 +43,7 @@ def parse_feedback(data: Any) -> FeedbackInput:
     Raises:
         EmptyTextError: empty query (names the value).
         TrajectoryError: a trajectory that is not a list of non-empty strings (names the step).
-        ValidationError: any other bad field (e.g. a status other than failed/resolved).
+        InvalidInputError: any other bad field (e.g. a status other than failed/resolved).
     """
     if isinstance(data, FeedbackInput):
         return data
@@ -57,7 +57,7 @@ def parse_feedback(data: Any) -> FeedbackInput:
             raise EmptyTextError(message) from None
         if first["loc"][:1] == ("trajectory",):
             raise TrajectoryError(message) from None
-        raise ValidationError(message) from None
+        raise InvalidInputError(message) from None
 
 
 class InsightMemory(AsyncRecall, LLMAccounting):
@@ -76,7 +76,7 @@ class InsightMemory(AsyncRecall, LLMAccounting):
     Attributes:
         llm_usage: running total of the controller's LLM calls (:class:`LLMAccounting`).
     Raises:
-        ValidationError: a bad namespace.
+        InvalidInputError: a bad namespace.
     """
 
     def __init__(
@@ -131,7 +131,7 @@ class InsightMemory(AsyncRecall, LLMAccounting):
             k: similar queries (eq. 2); lam: λ ≥ 0 (eq. 8); b: top-B (eq. 10). None → defaults.
             embedding: ``(d,)`` float32 vector of ``query`` if already computed.
         Raises:
-            EmptyTextError, EmbeddingDimensionError, ValidationError (k, λ, B out of range).
+            EmptyTextError, EmbeddingDimensionError, InvalidInputError (k, λ, B out of range).
         """
         if not isinstance(query, str) or not query.strip():
             raise EmptyTextError(f"recall query is empty: {query!r}")
@@ -141,7 +141,7 @@ class InsightMemory(AsyncRecall, LLMAccounting):
                                   lam=lam if lam is not None else d.lam,
                                   b=b if b is not None else d.b)
         except pydantic.ValidationError as exc:
-            raise ValidationError(f"bad recall parameter: {exc.errors()[0]['msg']} "
+            raise InvalidInputError(f"bad recall parameter: {exc.errors()[0]['msg']} "
                                   f"(k={k!r}, lambda={lam!r}, b={b!r})") from None
         vector = self._embedding(query, embedding)
         seeds, expanded, insights = self.store.recall(vector, params)
@@ -177,7 +177,7 @@ class InsightMemory(AsyncRecall, LLMAccounting):
             operation_set: overrides the memory's operation set for this call.
             embedding: ``(d,)`` vector of ``query`` if already computed.
         Raises:
-            EmptyTextError, TrajectoryError, ValidationError (bad status; unknown insight id),
+            EmptyTextError, TrajectoryError, InvalidInputError (bad status; unknown insight id),
             EmbeddingDimensionError, ControllerError (LLM output invalid twice) — all before
             anything is written.
         """
@@ -207,7 +207,7 @@ class InsightMemory(AsyncRecall, LLMAccounting):
         states = {s.id: s for s in self.store.get_insights(retrieved_ids)}
         unknown = [i for i in retrieved_ids if i not in states]
         if unknown:
-            raise ValidationError(f"retrieved insight id(s) not in namespace "
+            raise InvalidInputError(f"retrieved insight id(s) not in namespace "
                                   f"{self.namespace!r}: {unknown}")
         active = [states[i] for i in retrieved_ids if states[i].active]
         skipped = [i for i in retrieved_ids if not states[i].active]
@@ -296,12 +296,12 @@ class InsightMemory(AsyncRecall, LLMAccounting):
         Cypher statement (safe under concurrent writers). Idempotent per (insight, query).
 
         Raises:
-            ValidationError: the insight or the query is not in this namespace.
+            InvalidInputError: the insight or the query is not in this namespace.
         """
         name, params = self.store.evidence(query_id, [insight_id], positive)
         rows = self.runner.write(name, **params)
         if not rows:
-            raise ValidationError(f"no insight {insight_id!r} / query {query_id!r} in namespace "
+            raise InvalidInputError(f"no insight {insight_id!r} / query {query_id!r} in namespace "
                                   f"{self.namespace!r}")
         return self.store.get_insights([insight_id])[0]
 
@@ -336,12 +336,12 @@ class InsightMemory(AsyncRecall, LLMAccounting):
         decision of controller ``heuristic`` with reason ``api``. Returns the insight id.
 
         Raises:
-            EmptyTextError: empty content. ValidationError: no supporting query.
+            EmptyTextError: empty content. InvalidInputError: no supporting query.
         """
         if not isinstance(content, str) or not content.strip():
             raise EmptyTextError(f"insight content is empty: {content!r}")
         if not supporting_query_ids:
-            raise ValidationError("an insight needs at least one supporting query (Ω+)")
+            raise InvalidInputError("an insight needs at least one supporting query (Ω+)")
         first, *rest = supporting_query_ids
         insight_id = node_id(self.namespace, "insight", "api", content)
         vector = self.embedder.embed_documents([content])[0]
@@ -355,7 +355,7 @@ class InsightMemory(AsyncRecall, LLMAccounting):
             "operation_set": self.operation_set.value}]))
         results = self.runner.write_many(steps)
         if not results[0]:
-            raise ValidationError(f"query {first!r} is not in namespace {self.namespace!r}")
+            raise InvalidInputError(f"query {first!r} is not in namespace {self.namespace!r}")
         return insight_id
 
     def contextualize(self, from_id: str, to_id: str, via_query_id: str) -> bool:
@@ -372,11 +372,11 @@ class InsightMemory(AsyncRecall, LLMAccounting):
         """An insight's audit trail (evidence, revisions, decisions), archived ones included.
 
         Raises:
-            ValidationError: no such insight in this namespace.
+            InvalidInputError: no such insight in this namespace.
         """
         found = self.store.history(insight_id)
         if found is None:
-            raise ValidationError(f"no insight {insight_id!r} in namespace {self.namespace!r}")
+            raise InvalidInputError(f"no insight {insight_id!r} in namespace {self.namespace!r}")
         return found
 
     def stats(self) -> dict[str, Any]:

@@ -100,7 +100,7 @@ def replay(
     Returns:
         The report (decision counts, same-kind shares, final graph sizes, seconds).
     Raises:
-        ValidationError, InputFormatError, ConfigurationError (dataset); ControllerError (LLM).
+        InvalidInputError, InputFormatError, ConfigurationError (dataset); ControllerError (LLM).
     """
     began = time.monotonic()
     items = list(tasks) if tasks is not None else load_tasks(dataset, limit, data_root)

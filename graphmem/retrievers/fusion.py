@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from langchain_core.documents import Document
 
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 
 #: The RRF constant k of Cormack et al. (2009).
 RRF_K = 60
@@ -38,14 +38,14 @@ def reciprocal_rank_fusion(
         k: the RRF constant (> 0), default :data:`RRF_K` = 60.
         weights: one non-negative weight per list (default all 1.0).
     Raises:
-        ValidationError: k ≤ 0, a weight count that differs from the list count, a negative
+        InvalidInputError: k ≤ 0, a weight count that differs from the list count, a negative
             weight, or a document without ``id``.
     """
     if k <= 0:
-        raise ValidationError(f"RRF constant k must be > 0, got {k!r}")
+        raise InvalidInputError(f"RRF constant k must be > 0, got {k!r}")
     weights = [1.0] * len(ranked) if weights is None else [float(w) for w in weights]
     if len(weights) != len(ranked) or any(w < 0 for w in weights):
-        raise ValidationError(f"need one non-negative weight per list ({len(ranked)}), got {weights!r}")
+        raise InvalidInputError(f"need one non-negative weight per list ({len(ranked)}), got {weights!r}")
     scores: dict[str, float] = {}
     best: dict[str, tuple[int, int, Document]] = {}
     ranks: dict[str, dict[str, int]] = {}
@@ -54,7 +54,7 @@ def reciprocal_rank_fusion(
     for li, (docs, weight) in enumerate(zip(ranked, weights, strict=True)):
         for position, doc in enumerate(docs, start=1):
             if not doc.id:
-                raise ValidationError(f"cannot fuse a document without id: {doc.page_content[:60]!r}")
+                raise InvalidInputError(f"cannot fuse a document without id: {doc.page_content[:60]!r}")
             key = str(doc.metadata.get("fusion_key") or doc.id)
             scores[key] = scores.get(key, 0.0) + weight / (k + position)
             ranks.setdefault(key, {})[str(doc.metadata.get("memory", li))] = position

@@ -28,7 +28,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import Field, PrivateAttr, model_validator
 
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.facade import GraphMemory
 from graphmem.names import validate_namespace
 from graphmem.retrievers.documents import CONVERTERS
@@ -83,7 +83,7 @@ class _NamespacedRetriever(BaseRetriever):
         try:
             super().__init__(**data)
         except pydantic.ValidationError as exc:
-            raise ValidationError(f"{type(self).__name__}: {_pydantic_message(exc)}") from None
+            raise InvalidInputError(f"{type(self).__name__}: {_pydantic_message(exc)}") from None
 
     @model_validator(mode="before")
     @classmethod
@@ -105,13 +105,13 @@ class _NamespacedRetriever(BaseRetriever):
         """The per-call ``k`` (only ``k`` may be given per call)."""
         extra = set(kwargs) - {"k"}
         if "namespace" in extra:
-            raise ValidationError(f"namespace is fixed at construction ({self.namespace!r}); got "
+            raise InvalidInputError(f"namespace is fixed at construction ({self.namespace!r}); got "
                                   f"namespace={kwargs['namespace']!r} per call")
         if extra:
-            raise ValidationError(f"unknown retriever argument(s) {sorted(extra)!r}; only k")
+            raise InvalidInputError(f"unknown retriever argument(s) {sorted(extra)!r}; only k")
         k = kwargs.get("k", self.k)
         if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 200:
-            raise ValidationError(f"k must be an integer in 1..200, got {k!r}")
+            raise InvalidInputError(f"k must be an integer in 1..200, got {k!r}")
         return k
 
 
@@ -132,7 +132,7 @@ class GraphMemoryRetriever(_NamespacedRetriever):
         recall_kwargs: recall options of the memory (insight: ``query_k``, ``lam``; experience:
             ``t``; state: ``max_rounds``; associative: ``steps``, ``structure``).
     Raises:
-        ValidationError: a bad namespace, memory, k or recall option (at construction); a
+        InvalidInputError: a bad namespace, memory, k or recall option (at construction); a
             ``namespace`` or other unknown argument per call.
     """
 
@@ -231,7 +231,7 @@ class CombinedGraphMemoryRetriever(_NamespacedRetriever):
         weights: per-memory RRF weight (default 1.0 each).
         recall_kwargs: per-memory recall options, e.g. ``{"state": {"max_rounds": 2}}``.
     Raises:
-        ValidationError: as :class:`GraphMemoryRetriever`; unknown or repeated memories;
+        InvalidInputError: as :class:`GraphMemoryRetriever`; unknown or repeated memories;
             rrf_k ≤ 0; negative weights.
     """
 

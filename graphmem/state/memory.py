@@ -26,7 +26,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from graphmem.conversation import Conversation, Format, Turn, read_conversations
 from graphmem.embeddings import Embedder, validate_texts
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.graph.runner import QueryRunner
 from graphmem.asyncio_support import AsyncRecall
 from graphmem.llm import LLMAccounting, LLMUsage
@@ -78,7 +78,7 @@ class StateMemory(AsyncRecall, LLMAccounting):
         confirm_threshold: cosine at or above which a new assertion confirms the current state.
         related_threshold: cosine for cross-topic RELATED_EVENT edges; ``related_per_event`` max.
     Raises:
-        ValidationError: bad namespace.
+        InvalidInputError: bad namespace.
     """
 
     def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str, llm: Any | None = None,
@@ -117,7 +117,7 @@ class StateMemory(AsyncRecall, LLMAccounting):
         re-ingesting creates nothing new. ``progress(n)`` is called with turns processed.
 
         Raises:
-            EmptyTextError / ValidationError: bad turns (checked before anything is written).
+            EmptyTextError / InvalidInputError: bad turns (checked before anything is written).
             ControllerError: the LLM extractor failed twice (nothing of that conversation written).
         """
         began = time.monotonic()
@@ -211,14 +211,14 @@ class StateMemory(AsyncRecall, LLMAccounting):
             :class:`RecallResult` with ranked hits (events and states), their source ids in
             order, and each round's action and added evidence.
         Raises:
-            EmptyTextError: empty question. ValidationError: k or max_rounds out of range.
+            EmptyTextError: empty question. InvalidInputError: k or max_rounds out of range.
             ControllerError: the LLM controller failed twice.
         """
         validate_texts([question], what="question")
         if not 1 <= k <= 200:
-            raise ValidationError(f"k must be in 1..200, got {k!r}")
+            raise InvalidInputError(f"k must be in 1..200, got {k!r}")
         if not 1 <= max_rounds <= 8:
-            raise ValidationError(f"max_rounds must be in 1..8, got {max_rounds!r}")
+            raise InvalidInputError(f"max_rounds must be in 1..8, got {max_rounds!r}")
         ctrl = controller or (LLMController(self.llm) if self.llm is not None else HeuristicController())
         intent = detect_intent(question)
         q = self.embedder.embed_query(question)

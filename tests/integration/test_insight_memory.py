@@ -10,7 +10,7 @@ import pytest
 from fakes import ScriptedChatModel, tool_reply
 from typer.testing import CliRunner
 
-from graphmem.errors import ControllerError, TrajectoryError, ValidationError
+from graphmem.errors import ControllerError, TrajectoryError, InvalidInputError
 from graphmem.insight import InsightMemory, OperationSet
 from graphmem.insight.scoring import InsightEvidence, retrieve
 
@@ -166,11 +166,11 @@ def test_invalid_llm_output_twice_writes_nothing(graph, runner, namespace) -> No
 def test_bad_input_is_refused_before_writing(graph, runner, namespace) -> None:
     mem, _, _, _, _ = graph
     before = _nodes(runner, namespace)
-    with pytest.raises(ValidationError, match="not-an-insight"):
+    with pytest.raises(InvalidInputError, match="not-an-insight"):
         mem.feedback("q", "failed", [], ["not-an-insight"])
     with pytest.raises(TrajectoryError):
         mem.feedback("q", "resolved", ["ok", "  "], [])
-    with pytest.raises(ValidationError, match="k="):
+    with pytest.raises(InvalidInputError, match="k="):
         mem.recall("q", k=0)
     assert _nodes(runner, namespace) == before
 

@@ -15,7 +15,7 @@ from reliability import (  # noqa: F401
     trajectory,
 )
 
-from graphmem.errors import GraphmemError, ValidationError
+from graphmem.errors import GraphmemError, InvalidInputError
 from graphmem.experience import ExperienceMemory
 from graphmem.insight import InsightMemory
 from graphmem.names import node_id
@@ -66,13 +66,13 @@ def test_insight_entry_points_store_hostile_text_exactly(runner, memo, tq, names
     # refused with a typed error before anything is written
     before = snapshot(tq, namespace)
     for bad in (HUGE_TEXT, LONE_SURROGATE):
-        with pytest.raises(ValidationError):
+        with pytest.raises(InvalidInputError):
             mem.add_query(bad, "resolved", ["x"])
-        with pytest.raises(ValidationError):
+        with pytest.raises(InvalidInputError):
             mem.recall(bad)
-        with pytest.raises(ValidationError):
+        with pytest.raises(InvalidInputError):
             mem.add_insight(bad, [seed_q])
-    with pytest.raises(ValidationError, match="not valid Unicode"):
+    with pytest.raises(InvalidInputError, match="not valid Unicode"):
         mem.add_query("fine query", "resolved", [LONE_SURROGATE])   # not embedded: runner refuses
     assert snapshot(tq, namespace) == before
 
@@ -126,9 +126,9 @@ def test_experience_entry_points_store_hostile_text_exactly(runner, memo, tq, na
     mem.build([expert], [exploration], k=0)
     assert mem.recall(HOSTILE[0], k=1, t=0).experiences[0].edit_operations
 
-    with pytest.raises(ValidationError):
+    with pytest.raises(InvalidInputError):
         mem.build([trajectory("huge", HUGE_TEXT, ["go to stove 1"])], k=0)
-    with pytest.raises(ValidationError):
+    with pytest.raises(InvalidInputError):
         mem.recall(LONE_SURROGATE)
     assert snapshot(tq, other_namespace) == other_before
 
@@ -165,16 +165,16 @@ def test_state_and_associative_entry_points_store_hostile_text_exactly(
 
     before = snapshot(tq, namespace)
     conv = conversation("bad", [("Mallory", "fine"), ("Mallory", HUGE_TEXT)])
-    with pytest.raises(ValidationError, match="MAX_TEXT_CHARS"):
+    with pytest.raises(InvalidInputError, match="MAX_TEXT_CHARS"):
         mem.state.ingest([conv])
-    with pytest.raises(ValidationError, match="MAX_TEXT_CHARS"):
+    with pytest.raises(InvalidInputError, match="MAX_TEXT_CHARS"):
         mem.associative.ingest_conversations([conv])
     with pytest.raises(ValueError, match="unicode"):       # the Turn input model refuses it
         conversation("bad", [("Mallory", LONE_SURROGATE)])
     for bad in (HUGE_TEXT, LONE_SURROGATE):
-        with pytest.raises(ValidationError):
+        with pytest.raises(InvalidInputError):
             mem.state.recall(bad)
-        with pytest.raises(ValidationError):
+        with pytest.raises(InvalidInputError):
             mem.associative.recall(bad)
     assert snapshot(tq, namespace) == before
 

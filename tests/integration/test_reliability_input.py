@@ -15,7 +15,7 @@ from graphmem.errors import (
     EmptyTextError,
     InputFormatError,
     TrajectoryError,
-    ValidationError,
+    InvalidInputError,
 )
 from graphmem.facade import GraphMemory
 from graphmem.retrievers import CombinedGraphMemoryRetriever, GraphMemoryRetriever
@@ -43,19 +43,19 @@ def test_facade_refuses_unknown_memory_bad_namespace_and_other_index_dimension(r
                                                                                namespace) -> None:
     mem = GraphMemory(runner, embedder, namespace)
     assert mem.memory("insight") is mem.insight
-    with pytest.raises(ValidationError, match="unknown memory 'nope'"):
+    with pytest.raises(InvalidInputError, match="unknown memory 'nope'"):
         mem.memory("nope")
-    with pytest.raises(ValidationError, match="'bad namespace'"):
+    with pytest.raises(InvalidInputError, match="'bad namespace'"):
         GraphMemory(runner, embedder, "bad namespace")
     with pytest.raises(EmbeddingDimensionError, match=r"dimension 384.*produces 128"):
         GraphMemory(runner, HashingEmbedder(128), namespace)
-    with pytest.raises(ValidationError, match="batch_size"):
+    with pytest.raises(InvalidInputError, match="batch_size"):
         mem.delete_namespace(batch_size=0)
-    with pytest.raises(ValidationError, match="'nope'"):
+    with pytest.raises(InvalidInputError, match="'nope'"):
         GraphMemoryRetriever(graph_memory=mem, memory="nope")
-    with pytest.raises(ValidationError, match="'nope'"):
+    with pytest.raises(InvalidInputError, match="'nope'"):
         CombinedGraphMemoryRetriever(graph_memory=mem, memories=("insight", "nope"))
-    with pytest.raises(ValidationError, match="k"):
+    with pytest.raises(InvalidInputError, match="k"):
         GraphMemoryRetriever(graph_memory=mem, memory="insight", k=0)
 
 
@@ -64,11 +64,11 @@ def test_insight_bad_input_is_typed_and_writes_nothing(runner, embedder, tq, nam
     cases = [
         (EmptyTextError, "''", lambda: insight.recall("")),
         (EmptyTextError, "query", lambda: insight.feedback("   ", "resolved", ["a"])),
-        (ValidationError, "'maybe'", lambda: insight.feedback("q", "maybe", ["a"])),
+        (InvalidInputError, "'maybe'", lambda: insight.feedback("q", "maybe", ["a"])),
         (TrajectoryError, "step 1", lambda: insight.feedback("q", "failed", ["a", " "])),
         (EmptyTextError, "content", lambda: insight.add_insight("", ["x"])),
-        (ValidationError, "k=0", lambda: insight.recall("q", k=0)),
-        (ValidationError, "lambda=-1", lambda: insight.recall("q", lam=-1.0)),
+        (InvalidInputError, "k=0", lambda: insight.recall("q", k=0)),
+        (InvalidInputError, "lambda=-1", lambda: insight.recall("q", lam=-1.0)),
         (EmbeddingDimensionError, r"\(1, 0\)", lambda: insight.recall("q", embedding=np.zeros(0))),
         (EmbeddingDimensionError, r"\(1, 5000\)",
          lambda: insight.add_query("q", "resolved", embedding=np.ones(5000))),
@@ -111,17 +111,17 @@ def test_experience_bad_input_is_typed_and_writes_nothing(runner, embedder, tq, 
                                                           tmp_path) -> None:
     experience = GraphMemory(runner, embedder, namespace).experience
     step = {"action": "go to desk 1", "observation": "You arrive at desk 1."}
-    with pytest.raises(ValidationError, match="no expert"):
+    with pytest.raises(InvalidInputError, match="no expert"):
         experience.build([])
     with pytest.raises(TrajectoryError, match=r"'no-actions'.*no actions"):
         experience.build([{"task_id": "no-actions", "query": "q", "steps": [], "reward": 1.0}])
     with pytest.raises(TrajectoryError, match="reward"):
         experience.build([{"task_id": "r", "query": "q", "steps": [step], "reward": 7}])
-    with pytest.raises(ValidationError, match="k=-1"):
+    with pytest.raises(InvalidInputError, match="k=-1"):
         experience.build([{"task_id": "a", "query": "q", "steps": [step], "reward": 1.0}], k=-1)
     with pytest.raises(EmptyTextError):
         experience.recall(" ")
-    with pytest.raises(ValidationError, match="k=0"):
+    with pytest.raises(InvalidInputError, match="k=0"):
         experience.recall("q", k=0)
     path = tmp_path / "experts.jsonl"
     good = {"task_id": "a", "query": "q", "steps": [step], "reward": 1.0}
@@ -142,12 +142,12 @@ def test_state_and_associative_bad_input_is_typed_and_writes_nothing(runner, emb
     state, associative = mem.state, mem.associative
     for call, error, named in [
         (lambda: state.recall(""), EmptyTextError, "question"),
-        (lambda: state.recall("When?", k=0), ValidationError, "k must be in 1..200, got 0"),
-        (lambda: state.recall("When?", max_rounds=99), ValidationError, "99"),
+        (lambda: state.recall("When?", k=0), InvalidInputError, "k must be in 1..200, got 0"),
+        (lambda: state.recall("When?", max_rounds=99), InvalidInputError, "99"),
         (lambda: associative.recall("  "), EmptyTextError, "question"),
         (lambda: associative.vector_search(""), EmptyTextError, "question"),
         (lambda: associative.ingest_conversations([Conversation(id="c", turns=[], speakers=[])]),
-         ValidationError, "'c' has no turns"),
+         InvalidInputError, "'c' has no turns"),
     ]:
         with pytest.raises(error, match=named):
             call()

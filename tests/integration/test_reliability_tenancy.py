@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from reliability import counts, other_namespace, snapshot, tq, trajectory  # noqa: F401
 
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.experience import ExperienceMemory
 from graphmem.facade import GraphMemory
 from graphmem.insight import InsightMemory
@@ -89,11 +89,11 @@ def test_insight_recall_paths_return_only_the_callers_data(
         assert other not in str([d.metadata for d in docs])
     # ids of the other tenant are unknown here, for reads and for writes
     assert a.get_insights([idb["insight"]]) == []
-    with pytest.raises(ValidationError, match="not in namespace|no insight"):
+    with pytest.raises(InvalidInputError, match="not in namespace|no insight"):
         a.history(idb["insight"])
-    with pytest.raises(ValidationError, match=idb["insight"]):
+    with pytest.raises(InvalidInputError, match=idb["insight"]):
         a.record_evidence(idb["insight"], ida["q1"], positive=True)
-    with pytest.raises(ValidationError, match=idb["insight"]):
+    with pytest.raises(InvalidInputError, match=idb["insight"]):
         a.feedback("Is Mohra a truck?", "resolved", ["search[Mohra]"], [idb["insight"]])
     assert a.contextualize(ida["insight"], idb["insight"], ida["q1"]) is False
     b_before = snapshot(tq, other_namespace)

@@ -19,7 +19,7 @@ from langchain_core.documents import Document
 from langchain_tests.integration_tests import RetrieversIntegrationTests
 
 from graphmem.conversation import read_locomo
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.experience import read_trajectories
 from graphmem.facade import GraphMemory
 from graphmem.insight import replay
@@ -158,19 +158,19 @@ def test_namespace_is_fixed(tenants) -> None:
     retriever = StateRetriever(graph_memory=a)
     with pytest.raises(Exception, match="frozen"):
         retriever.namespace = b.namespace
-    with pytest.raises(ValidationError, match="namespace is fixed"):
+    with pytest.raises(InvalidInputError, match="namespace is fixed"):
         retriever.invoke(QUERIES["state"], namespace=b.namespace)
-    with pytest.raises(ValidationError, match="only k"):
+    with pytest.raises(InvalidInputError, match="only k"):
         retriever.invoke(QUERIES["state"], lam=2)
-    with pytest.raises(ValidationError, match="namespace"):
+    with pytest.raises(InvalidInputError, match="namespace"):
         StateRetriever(graph_memory=a, namespace="bad namespace!")
-    with pytest.raises(ValidationError, match="memory"):
+    with pytest.raises(InvalidInputError, match="memory"):
         GraphMemoryRetriever(graph_memory=a, memory="episodic")
-    with pytest.raises(ValidationError, match="lam"):
+    with pytest.raises(InvalidInputError, match="lam"):
         StateRetriever(graph_memory=a, recall_kwargs={"lam": 1.0})
-    with pytest.raises(ValidationError, match="k must be"):
+    with pytest.raises(InvalidInputError, match="k must be"):
         retriever.invoke(QUERIES["state"], k=0)
-    with pytest.raises(ValidationError, match="repeat"):
+    with pytest.raises(InvalidInputError, match="repeat"):
         CombinedGraphMemoryRetriever(graph_memory=a, memories=("state", "state"))
 
 

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from graphmem.conversation import Conversation, Turn, read_locomo
-from graphmem.errors import EmptyTextError, ValidationError
+from graphmem.errors import EmptyTextError, InvalidInputError
 from graphmem.state import StateMemory
 
 
@@ -119,7 +119,7 @@ def test_concurrent_updates_leave_one_current_state(runner, embedder, namespace)
 
 def test_bad_input_writes_nothing(runner, embedder, namespace):
     mem = StateMemory(runner, embedder, namespace)
-    with pytest.raises(ValidationError):
+    with pytest.raises(InvalidInputError):
         mem.recall("x", k=0)
     with pytest.raises(EmptyTextError):
         mem.recall("   ")

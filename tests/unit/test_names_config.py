@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from graphmem.config import GraphmemSettings, Neo4jSettings
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.names import node_id, validate_namespace
 
 
 @pytest.mark.parametrize("bad", ["", " ", "a b", "-x", "x" * 129, "a`b", "ns})"])
 def test_bad_namespace_is_named(bad: str) -> None:
-    with pytest.raises(ValidationError, match="invalid namespace"):
+    with pytest.raises(InvalidInputError, match="invalid namespace"):
         validate_namespace(bad)
 
 

@@ -17,7 +17,7 @@ from graphmem.errors import (
     EmptyTextError,
     InputFormatError,
     TrajectoryError,
-    ValidationError,
+    InvalidInputError,
 )
 from graphmem.experience.trajectories import as_trajectory, read_trajectories
 from graphmem.insight import read_feedback_file
@@ -35,16 +35,16 @@ def test_empty_or_non_string_text_is_refused_by_name(bad) -> None:
 
 def test_too_long_text_names_its_length_and_the_limit() -> None:
     assert validate_text("x" * MAX_TEXT_CHARS) == "x" * MAX_TEXT_CHARS
-    with pytest.raises(ValidationError, match=rf"{len(HUGE_TEXT)} characters.*{MAX_TEXT_CHARS}"):
+    with pytest.raises(InvalidInputError, match=rf"{len(HUGE_TEXT)} characters.*{MAX_TEXT_CHARS}"):
         validate_text(HUGE_TEXT)
-    with pytest.raises(ValidationError, match="MAX_TEXT_CHARS"):
+    with pytest.raises(InvalidInputError, match="MAX_TEXT_CHARS"):
         HashingEmbedder().embed_query(HUGE_TEXT)
 
 
 def test_lone_surrogate_is_refused_naming_the_character() -> None:
-    with pytest.raises(ValidationError, match=r"'\\ud800' at position 7"):
+    with pytest.raises(InvalidInputError, match=r"'\\ud800' at position 7"):
         validate_text(LONE_SURROGATE)
-    with pytest.raises(ValidationError, match="not valid Unicode"):
+    with pytest.raises(InvalidInputError, match="not valid Unicode"):
         node_id("ns", "event", LONE_SURROGATE)
 
 
@@ -85,7 +85,7 @@ def test_nan_infinity_and_wrong_width_vectors_are_refused() -> None:
 @pytest.mark.parametrize("bad", ["", "-starts-with-dash", "has space", "x" * 129, "ünïcode",
                                  "a/b", "a'b", None])
 def test_bad_namespace_is_named(bad) -> None:
-    with pytest.raises(ValidationError, match="invalid namespace"):
+    with pytest.raises(InvalidInputError, match="invalid namespace"):
         validate_namespace(bad)
 
 
@@ -116,7 +116,7 @@ def test_trajectory_file_errors_name_file_and_line(tmp_path) -> None:
 
 # ---------------------------------------------------------------- feedback and conversations
 def test_feedback_errors_name_the_value_and_line(tmp_path) -> None:
-    with pytest.raises(ValidationError, match="'maybe'"):
+    with pytest.raises(InvalidInputError, match="'maybe'"):
         parse_feedback({"query": "q", "status": "maybe"})
     with pytest.raises(EmptyTextError, match="query"):
         parse_feedback({"query": "  ", "status": "failed"})

@@ -9,7 +9,7 @@ from langchain_core.documents import Document
 
 from graphmem.associative.models import Evidence, PathStep
 from graphmem.associative.models import RecallResult as AssociativeResult
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.experience.memory import RecalledExperience
 from graphmem.experience.memory import RecallResult as ExperienceResult
 from graphmem.experience.store import CrossInsight, RecalledTask
@@ -51,11 +51,11 @@ def test_rrf_weights_and_bad_input() -> None:
     a, b = [_doc("a", "state")], [_doc("b", "insight")]
     assert [d.id for d in reciprocal_rank_fusion([a, b], weights=[1.0, 2.0])] == ["b", "a"]
     assert [d.id for d in reciprocal_rank_fusion([a, b], k=1)] == ["a", "b"]
-    with pytest.raises(ValidationError, match="k must be > 0"):
+    with pytest.raises(InvalidInputError, match="k must be > 0"):
         reciprocal_rank_fusion([a], k=0)
-    with pytest.raises(ValidationError, match="weight"):
+    with pytest.raises(InvalidInputError, match="weight"):
         reciprocal_rank_fusion([a, b], weights=[1.0])
-    with pytest.raises(ValidationError, match="without id"):
+    with pytest.raises(InvalidInputError, match="without id"):
         reciprocal_rank_fusion([[Document(page_content="x")]])
 
 

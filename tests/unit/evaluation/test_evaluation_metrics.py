@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphmem.errors import ValidationError
+from graphmem.errors import InvalidInputError
 from graphmem.evaluation.bench import perturb_text, perturb_vectors
 from graphmem.evaluation.metrics import (
     RecallTable,
@@ -35,9 +35,9 @@ def test_recall_table_per_category_and_overall() -> None:
 
 
 def test_recall_table_rejects_missing_evidence_and_bad_ks() -> None:
-    with pytest.raises(ValidationError, match="no gold"):
+    with pytest.raises(InvalidInputError, match="no gold"):
         RecallTable().add("m", 4, ["a"], [])
-    with pytest.raises(ValidationError, match="positive"):
+    with pytest.raises(InvalidInputError, match="positive"):
         RecallTable(ks=(0, 5))
 
 
@@ -51,9 +51,9 @@ def test_percentiles() -> None:
     values = list(range(1, 101))  # 1..100 ms
     assert percentiles(values) == {"p50": 50.5, "p95": 95.05}
     assert percentiles([7.0]) == {"p50": 7.0, "p95": 7.0}
-    with pytest.raises(ValidationError):
+    with pytest.raises(InvalidInputError):
         percentiles([])
-    with pytest.raises(ValidationError):
+    with pytest.raises(InvalidInputError):
         percentiles([1.0], qs=(101,))
 
 

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from graphmem.cli.insight import app
-from graphmem.errors import EmptyTextError, InputFormatError, TrajectoryError, ValidationError
+from graphmem.errors import EmptyTextError, InputFormatError, TrajectoryError, InvalidInputError
 from graphmem.insight.datasets import fever_task, load_tasks, scienceworld_task
 from graphmem.insight.feedback_file import read_feedback_file
 from graphmem.insight.memory import parse_feedback
@@ -57,7 +57,7 @@ def test_typed_errors_for_bad_feedback() -> None:
         parse_feedback({"query": "", "status": "resolved"})
     with pytest.raises(TrajectoryError, match="trajectory"):
         parse_feedback({"query": "q", "status": "resolved", "trajectory": ["a", ""]})
-    with pytest.raises(ValidationError, match="status"):
+    with pytest.raises(InvalidInputError, match="status"):
         parse_feedback({"query": "q", "status": "maybe"})
 
 
@@ -93,7 +93,7 @@ def test_load_tasks_from_a_file_and_bad_lines(tmp_path) -> None:
     assert len(load_tasks(path, limit=2)) == 2
     with pytest.raises(InputFormatError, match="claims.jsonl:3"):
         load_tasks(path)
-    with pytest.raises(ValidationError, match="unknown dataset"):
+    with pytest.raises(InvalidInputError, match="unknown dataset"):
         load_tasks("nope")
 
 
