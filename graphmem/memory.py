@@ -1,0 +1,370 @@
+"""The memory contract: what every graphmem memory implements, and the registry of memories.
+
+Every memory (insight, experience, state, associative, and any added later) subclasses
+:class:`Memory` and speaks the same language:
+
+- ``recall(query, k=..., **options) -> RecallResult``: items in rank order (at most ``k``; ``k``
+  always means *items returned*), each a :class:`RecallItem` with ``id``, ``kind``, ``text``,
+  ``score``, ``source_ids`` (the upstream ids it rests on: LoCoMo ``dia_id``s, task ids, query
+  ids) and ``path`` (the graph path that produced it); plus ``rounds`` (a list of
+  :class:`Round`), ``llm_usage`` and ``timings``. Paper-specific sizes get paper names
+  (``query_k`` for EvoGraph-Mem eq. 2, ``tasks_k``/``t`` for EMG eq. 7, ...).
+- ``ingest(inputs, ...) -> IngestReport``: the one write verb; the report's numbers come from the
+  database's own answer and equal what a count query finds afterwards.
+- ``counts() -> dict[str, int]``: node counts of the memory's labels in its namespace.
+- ``documents(result)``: the result as LangChain ``Document``s (the retrievers use it).
+
+The registry (:data:`MEMORY_REGISTRY`) is the one list the facade, the CLI, the retrievers, the
+schema check and the Cypher label unions loop over: adding a memory is one new package plus one
+:func:`register_memory` line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, Field
+
+from graphmem.errors import InvalidInputError
+from graphmem.llm import LLMAccounting, LLMUsage
+from graphmem.names import validate_namespace
+
+if TYPE_CHECKING:
+    from langchain_core.documents import Document
+
+    from graphmem.embeddings import Embedder
+    from graphmem.graph.runner import QueryRunner
+
+logger = logging.getLogger(__name__)
+
+#: ``progress(done)``: called with the number of input units (turns, tasks, records) finished
+#: since the previous call.
+Progress = Callable[[int], None]
+
+#: Largest ``k`` any recall accepts.
+MAX_K = 200
+
+
+class PathStep(BaseModel):
+    """One hop of the graph path that produced a recalled item.
+
+    Attributes:
+        action: how this node was reached (e.g. ``"vector_seed"``, ``"cue_to_tag"``,
+            ``"TEMPORAL_NEXT"``, ``"SUPPORTS"``).
+        node: the kind of node reached (``"question"``, ``"cue"``, ``"tag"``, ``"episode"``,
+            ``"event"``, ``"state"``, ``"topic"``, ``"query"``, ``"insight"``, ``"task"``, ...).
+        id: the node id (``"question"`` for the question itself).
+        text: a short text of the node, for display.
+    """
+
+    action: str
+    node: str
+    id: str
+    text: str = ""
+
+
+class RecallItem(BaseModel):
+    """One recalled item. Memories subclass it to add typed fields of their own (a state's
+    validity interval, an insight's s / c / r, a task's reward).
+
+    Attributes:
+        id: the node id (deterministic, see :func:`graphmem.names.node_id`).
+        memory: the memory that produced it (``"state"``, ...).
+        kind: what the node is (``"event"``, ``"state"``, ``"episode"``, ``"semantic_unit"``,
+            ``"insight"``, ``"task"``).
+        text: the text an LLM should read.
+        score: the memory's ranking score (higher is better; its meaning is documented by the
+            memory's ``recall``).
+        source_ids: the upstream ids the item rests on, most specific first (unique).
+        path: the graph path that produced it, from the question to the item.
+    """
+
+    id: str
+    memory: str
+    kind: str
+    text: str
+    score: float
+    source_ids: list[str] = Field(default_factory=list)
+    path: list[PathStep] = Field(default_factory=list)
+
+
+ItemT = TypeVar("ItemT", bound=RecallItem)
+
+
+class Round(BaseModel):
+    """One retrieval round (EMIR² §3.3 rounds, MRAgent reconstruction steps, or the single round
+    of a one-shot recall).
+
+    Attributes:
+        number: 1-based round number (0 for a seeding step before the first round).
+        action: what the round did (e.g. ``"search_events"``, ``"cue_to_tag"``, ``"stop"``).
+        reason: why (the controller's or planner's explanation), may be empty.
+        added: ids of items first found in this round.
+        details: per-round facts of the memory (candidate counts, active cues, stop reason).
+    """
+
+    number: int
+    action: str
+    reason: str = ""
+    added: list[str] = Field(default_factory=list)
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class RecallResult(BaseModel, Generic[ItemT]):
+    """The answer of every memory's ``recall``: items in rank order, best first.
+
+    Attributes:
+        memory: the memory that answered.
+        namespace: the tenant it answered for.
+        query: the question as asked.
+        items: at most ``k`` items, best first.
+        rounds: the rounds that produced them, in order.
+        controller: ``"heuristic"`` or ``"llm"`` (who planned the rounds / routed).
+        llm_usage: LLM calls and tokens of this recall (zero on heuristic paths).
+        timings: milliseconds per phase (``"embed"``, ``"search"``, ``"total"``, ...).
+    """
+
+    memory: str
+    namespace: str
+    query: str
+    items: list[ItemT] = Field(default_factory=list)
+    rounds: list[Round] = Field(default_factory=list)
+    controller: str = "heuristic"
+    llm_usage: LLMUsage = Field(default_factory=LLMUsage)
+    timings: dict[str, float] = Field(default_factory=dict)
+
+    def source_ids(self, limit: int | None = None) -> list[str]:
+        """Unique source ids in item order (an item's own ids in its order), at most ``limit``."""
+        seen: dict[str, None] = {}
+        for item in self.items:
+            for sid in item.source_ids:
+                seen.setdefault(sid, None)
+                if limit is not None and len(seen) >= limit:
+                    return list(seen)
+        return list(seen)
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (datetimes as ISO 8601 strings)."""
+        return self.model_dump(mode="json")
+
+
+class IngestReport(BaseModel):
+    """What one ``ingest`` call did. ``created`` comes from the database's own answer (the write
+    queries' counters), so it equals what a count query finds afterwards.
+
+    Attributes:
+        memory: the memory written.
+        namespace: the tenant written.
+        inputs: input units read (turns, trajectories, feedback records).
+        created: nodes and relationships created, by label / relationship type.
+        skipped: input units already stored (re-ingest), by kind.
+        extractor: ``"heuristic"`` or ``"llm"``.
+        seconds: wall time (s).
+        llm_usage: LLM calls and tokens of this ingest.
+        details: memory-specific outcome counts (e.g. state relations confirm/change/conflict).
+    """
+
+    memory: str
+    namespace: str
+    inputs: int = 0
+    created: dict[str, int] = Field(default_factory=dict)
+    skipped: dict[str, int] = Field(default_factory=dict)
+    extractor: str = "heuristic"
+    seconds: float = 0.0
+    llm_usage: LLMUsage = Field(default_factory=LLMUsage)
+    details: dict[str, Any] = Field(default_factory=dict)
+
+    def add_created(self, counts: dict[str, int]) -> None:
+        """Add per-kind creation counts (from a write's answer) into :attr:`created`."""
+        for key, value in counts.items():
+            if value:
+                self.created[key] = self.created.get(key, 0) + int(value)
+
+    def add_skipped(self, kind: str, count: int) -> None:
+        """Count ``count`` input units of ``kind`` as already stored."""
+        if count:
+            self.skipped[kind] = self.skipped.get(kind, 0) + int(count)
+
+
+def check_count(name: str, value: Any, low: int = 1, high: int = MAX_K) -> int:
+    """The one rule for counts (``k``, rounds, steps, beams): an ``int`` (not bool) in
+    ``low..high``.
+
+    Raises:
+        InvalidInputError: naming the parameter, the value and the allowed range.
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInputError(f"{name} must be an integer in {low}..{high}, got {value!r}")
+    return value
+
+
+class Memory(ABC, Generic[ItemT], LLMAccounting):
+    """Base class of every memory: one namespace of one Neo4j database.
+
+    Subclasses set :attr:`name` (the registry name) and implement :meth:`recall`,
+    :meth:`ingest` and :meth:`counts`.
+
+    Args:
+        runner: the query runner of a migrated database.
+        embedder: the text embedder (``(n, d) float32`` unit rows, ``d`` = the vector indexes').
+        namespace: tenant scope of every read and write.
+        llm: optional langchain-core ``BaseChatModel``; None runs the heuristic controllers.
+    Raises:
+        InvalidInputError: a bad namespace.
+    """
+
+    name: ClassVar[str]
+
+    def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str = "default",
+                 llm: Any | None = None):
+        self.runner = runner
+        self.embedder = embedder
+        self.namespace = validate_namespace(namespace)
+        self.llm = llm
+
+    @property
+    def controller(self) -> str:
+        """``"llm"`` when a chat model is configured, else ``"heuristic"``."""
+        return "heuristic" if self.llm is None else "llm"
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The node labels this memory owns (from the registry)."""
+        return memory_spec(self.name).labels
+
+    @abstractmethod
+    def recall(self, query: str, k: int = 10, **options: Any) -> RecallResult[ItemT]:
+        """The ``k`` best items for ``query`` (see the subclass for options and scores)."""
+
+    async def arecall(self, query: str, k: int = 10, **options: Any) -> RecallResult[ItemT]:
+        """``await``-able :meth:`recall` (same arguments, result and errors) in a worker
+        thread, so the event loop never blocks."""
+        return await asyncio.to_thread(self.recall, query, k, **options)
+
+    @abstractmethod
+    def ingest(self, inputs: Any, *, progress: Progress | None = None,
+               **options: Any) -> IngestReport:
+        """Write ``inputs`` (the memory's own input type) and report what was created."""
+
+    async def aingest(self, inputs: Any, *, progress: Progress | None = None,
+                      **options: Any) -> IngestReport:
+        """``await``-able :meth:`ingest` in a worker thread."""
+        return await asyncio.to_thread(self.ingest, inputs, progress=progress, **options)
+
+    @abstractmethod
+    def counts(self) -> dict[str, int]:
+        """Node counts of this memory in its namespace, by label (zeros included)."""
+
+    def documents(self, result: RecallResult[ItemT]) -> list[Document]:
+        """``result`` as LangChain Documents, one per item in rank order: ``page_content`` the
+        item text, ``id`` the node id, metadata ``memory``, ``namespace``, ``kind``, ``score``,
+        ``rank`` (1-based), ``source_ids``, ``path`` and the item's own fields."""
+        from langchain_core.documents import Document
+
+        docs = []
+        base = set(RecallItem.model_fields)
+        for rank, item in enumerate(result.items, start=1):
+            extra = item.model_dump(mode="json", exclude=base)
+            metadata = {"memory": item.memory, "namespace": result.namespace, "kind": item.kind,
+                        "score": float(item.score), "rank": rank,
+                        "source_ids": list(item.source_ids),
+                        "path": [step.model_dump() for step in item.path], **extra}
+            docs.append(Document(page_content=item.text, id=item.id, metadata=metadata))
+        return docs
+
+
+@dataclass(frozen=True)
+class MemorySpec:
+    """One registry line: a memory's name, where its class lives and the labels it owns.
+
+    Attributes:
+        name: facade attribute, CLI group, retriever ``memory`` value (``"state"``).
+        class_path: ``"package.module:ClassName"`` of the :class:`Memory` subclass (imported
+            on first use, so ``import graphmem`` stays light).
+        labels: node labels the memory owns (PascalCase, from graphmem's fixed vocabulary);
+            namespace deletion and counts loop over them.
+        summary: one line for listings (CLI, README).
+    """
+
+    name: str
+    class_path: str
+    labels: tuple[str, ...]
+    summary: str = ""
+
+    def load(self) -> type[Memory]:
+        """Import and return the memory class."""
+        module, _, attr = self.class_path.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+#: name -> spec, in registration order (the order listings and fusion use).
+MEMORY_REGISTRY: dict[str, MemorySpec] = {}
+
+
+def register_memory(spec: MemorySpec) -> MemorySpec:
+    """Add ``spec`` to :data:`MEMORY_REGISTRY` (the one place a memory is declared).
+
+    Raises:
+        InvalidInputError: the name is taken by another class, or a label is owned by another
+            memory (labels must not collide across memories).
+    """
+    old = MEMORY_REGISTRY.get(spec.name)
+    if old is not None and old != spec:
+        raise InvalidInputError(f"memory name {spec.name!r} is already registered "
+                                f"({old.class_path})")
+    for other in MEMORY_REGISTRY.values():
+        clash = set(other.labels) & set(spec.labels)
+        if other.name != spec.name and clash:
+            raise InvalidInputError(f"labels {sorted(clash)} of memory {spec.name!r} are owned "
+                                    f"by memory {other.name!r}")
+    MEMORY_REGISTRY[spec.name] = spec
+    logger.debug("registered memory %s (%s)", spec.name, spec.class_path)
+    return spec
+
+
+def memory_spec(name: str) -> MemorySpec:
+    """The registry line of memory ``name``.
+
+    Raises:
+        InvalidInputError: an unknown name (the message lists the known ones).
+    """
+    try:
+        return MEMORY_REGISTRY[name]
+    except KeyError:
+        raise InvalidInputError(f"unknown memory {name!r}: use one of "
+                                f"{', '.join(MEMORY_REGISTRY)}") from None
+
+
+def memory_names() -> tuple[str, ...]:
+    """Names of the registered memories, in registration order."""
+    return tuple(MEMORY_REGISTRY)
+
+
+def all_labels(names: Iterable[str] | None = None) -> tuple[str, ...]:
+    """Labels owned by the given memories (default all), in registry order."""
+    chosen = MEMORY_REGISTRY if names is None else {n: memory_spec(n) for n in names}
+    return tuple(label for spec in chosen.values() for label in spec.labels)
+
+
+register_memory(MemorySpec(
+    "insight", "graphmem.insight:InsightMemory",
+    ("Query", "Step", "Insight", "ControllerDecision"),
+    "EvoGraph-Mem: insights with positive/negative evidence over past task queries"))
+register_memory(MemorySpec(
+    "experience", "graphmem.experience:ExperienceMemory",
+    ("Task", "DecisionGraph", "Action", "EditOperation"),
+    "EMG: action decision graphs, corrections and workflows of past tasks"))
+register_memory(MemorySpec(
+    "state", "graphmem.state:StateMemory",
+    ("Topic", "Event", "State"),
+    "EMIR2 SEMG: events on topic chains and evolving semantic states"))
+register_memory(MemorySpec(
+    "associative", "graphmem.associative:AssociativeMemory",
+    ("Cue", "Tag", "Episode", "SemanticUnit", "Theme"),
+    "MRAgent: cue-tag-content graph for multi-step evidence reconstruction"))
