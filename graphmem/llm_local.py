@@ -313,10 +313,20 @@ def _with_schema_note(chat: list[dict[str, str]], schema: Mapping[str, Any]) -> 
                                                                                          str]]:
     """``chat`` with the schema shown in its system message (one is added when missing)."""
     note = ("Reply with one JSON object only, following this JSON schema: "
-            + json.dumps(schema, separators=(",", ":"), ensure_ascii=False))
+            + json.dumps(_without_titles(schema), separators=(",", ":"), ensure_ascii=False))
     if chat and chat[0]["role"] == "system":
         return [{"role": "system", "content": f"{chat[0]['content']}\n\n{note}"}, *chat[1:]]
     return [{"role": "system", "content": note}, *chat]
+
+
+def _without_titles(node: Any) -> Any:
+    """``node`` without pydantic's ``title`` keys (they only cost prompt tokens)."""
+    if isinstance(node, list):
+        return [_without_titles(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    return {k: _without_titles(v) for k, v in node.items()
+            if not (k == "title" and isinstance(v, str))}
 
 
 def local_chat_model(model_path: str | Path | None = None, *, load: bool = True,

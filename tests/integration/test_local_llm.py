@@ -22,7 +22,7 @@ from graphmem.state.extraction import ExtractionBatch
 
 logger = logging.getLogger(__name__)
 
-_STATS: dict[str, float] = {"tokens": 0, "seconds": 0.0}
+_STATS: dict[str, float] = {"input": 0, "output": 0, "seconds": 0.0, "cpu": 0.0}
 
 
 @pytest.fixture(scope="module")
@@ -34,21 +34,27 @@ def llm() -> Iterator[LocalChatModel]:
     except ConfigurationError as exc:
         pytest.fail(str(exc), pytrace=False)
     yield model
-    rate = _STATS["tokens"] / _STATS["seconds"] if _STATS["seconds"] else 0.0
-    summary = (f"local LLM: load {model.load_seconds:.2f} s; {int(_STATS['tokens'])} reply "
-               f"tokens in {_STATS['seconds']:.1f} s = {rate:.1f} tokens/s (incl. prompt); "
+    wall, cpu = max(_STATS["seconds"], 1e-9), max(_STATS["cpu"], 1e-9)
+    summary = (f"local LLM: load {model.load_seconds:.2f} s; {int(_STATS['input'])} prompt + "
+               f"{int(_STATS['output'])} reply tokens in {wall:.1f} s wall / {cpu:.1f} s CPU: "
+               f"{_STATS['output'] / wall:.1f} reply tokens/s wall, "
+               f"{_STATS['output'] / cpu:.1f} per CPU-second (prompt time included); "
                f"module {time.perf_counter() - started:.1f} s")
     logger.info(summary)
     print(f"\n{summary}")
 
 
-def _ask(llm: LocalChatModel, schema, messages, operation: str, json_schema=None):  # noqa: ANN001, ANN202
+def _ask(llm: LocalChatModel, schema, messages, operation: str, json_schema=None):  # noqa: ANN
     usage = LLMUsage()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     out = invoke_structured(llm, schema, messages, usage, operation, json_schema=json_schema)
     _STATS["seconds"] += time.perf_counter() - started
+    _STATS["cpu"] += time.process_time() - cpu
     op = usage.operations[operation]
-    _STATS["tokens"] += op.output_tokens
+    _STATS["input"] += op.input_tokens
+    _STATS["output"] += op.output_tokens
+    logger.info("%s: %d call(s), %d prompt + %d reply tokens", operation, op.calls,
+                op.input_tokens, op.output_tokens)
     assert 1 <= op.calls <= 2
     assert op.input_tokens > 0 and op.output_tokens > 0
     return out, op

@@ -84,7 +84,7 @@ def test_an_exception_is_counted_with_the_tokens_it_carries() -> None:
 
 def test_two_timeouts_raise_controller_error_naming_the_operation() -> None:
     class _Slow(ScriptedChatModel):
-        def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # noqa: ANN001, ANN003
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # noqa: ANN
             raise LLMTimeoutError("stopped", usage_metadata={"input_tokens": 5,
                                                              "output_tokens": 1})
 
@@ -116,7 +116,7 @@ def test_the_retry_tells_the_model_what_was_wrong() -> None:
     seen: list[list] = []
 
     class _Recording(ScriptedChatModel):
-        def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # noqa: ANN001, ANN003
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # noqa: ANN
             seen.append(list(messages))
             return super()._generate(messages, stop, run_manager, **kwargs)
 
