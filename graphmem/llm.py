@@ -14,11 +14,12 @@ under a schema (:class:`graphmem.llm_local.LocalChatModel`) gets it, so its repl
 it; with any model, the reply is checked against it before it is returned, and a reply that
 breaks it is retried once like a malformed one. What each operation should pass::
 
-    # insight.controller: edits only on the retrieved insights, allowed operations only,
-    # new_insight non-blank when given (the model's validator requires it when add is true)
-    constrained_schema(schema, enums={"edits.insight_id": ids,
-                                      "edits.operation": list(operations.edit_operations)},
-                       min_length=["new_insight", "edits.reason"])
+    # insight.controller: exactly one edit per retrieved insight, allowed operations only,
+    # revised_content with REVISE, a non-blank new_insight when add is true
+    constrained_schema(schema, enums={"edits.operation": list(operations.edit_operations)},
+                       min_length=["edits.reason"], one_each={"edits.insight_id": ids},
+                       required_if={"new_insight": ("add", True),
+                                    "edits.revised_content": ("operation", "REVISE")})
     # state.extract: turn indices of this batch, non-blank subject and topic
     constrained_schema(ExtractionBatch, ranges={"items.index": (0, len(chunk) - 1)},
                        min_length=["items.subject", "items.topic"],

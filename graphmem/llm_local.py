@@ -77,10 +77,13 @@ def _require_llama_cpp() -> None:
                                  f"install the 'local-llm' extra: {INSTALL_HINT}")
 
 
-def grammar_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+def grammar_schema(schema: Mapping[str, Any], max_string_chars: int | None = None,
+                   ) -> dict[str, Any]:
     """A copy of ``schema`` that llama.cpp's JSON-schema-to-grammar converter can enforce fully:
     an integer bounded on both sides (``minimum``/``maximum``, at most 512 values) becomes an
-    ``enum`` of its values, since the converter ignores numeric bounds."""
+    ``enum`` of its values, since the converter ignores numeric bounds; with
+    ``max_string_chars``, every free string without a ``maxLength`` gets that one (a small
+    model may otherwise repeat itself inside a string until ``max_tokens``)."""
     def walk(node: Any) -> Any:
         if isinstance(node, list):
             return [walk(n) for n in node]
@@ -91,6 +94,9 @@ def grammar_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
         if (node.get("type") == "integer" and "enum" not in node and isinstance(low, int)
                 and isinstance(high, int) and 0 <= high - low < _MAX_ENUM_RANGE):
             node["enum"] = list(range(low, high + 1))
+        if (max_string_chars is not None and node.get("type") == "string"
+                and not {"enum", "const", "maxLength"} & node.keys()):
+            node["maxLength"] = max_string_chars
         return node
 
     return walk(copy.deepcopy(dict(schema)))
@@ -109,6 +115,9 @@ class LocalChatModel(BaseChatModel):
         timeout_s: wall-clock seconds one call may take; past it, ``LLMTimeoutError``.
         schema_in_prompt: also show the JSON schema to the model in a system message (the
             grammar enforces it either way; seeing it helps a small model fill it sensibly).
+        max_string_chars: the grammar's bound on free strings that have no ``maxLength``
+            (``None``: unbounded).
+        repeat_penalty: llama.cpp's repetition penalty (1.0: none); decoding stays greedy.
     """
 
     model_path: str
@@ -119,6 +128,8 @@ class LocalChatModel(BaseChatModel):
     max_tokens: int = 512
     timeout_s: float = 120.0
     schema_in_prompt: bool = True
+    max_string_chars: int | None = 300
+    repeat_penalty: float = 1.1
 
     accepts_json_schema: ClassVar[bool] = True
     _llama: Any = PrivateAttr(default=None)
@@ -205,7 +216,7 @@ class LocalChatModel(BaseChatModel):
         chat = [{"role": _ROLES.get(m.type, "user"), "content": _text(m.content)}
                 for m in messages]
         if response_format and response_format.get("schema") is not None:
-            schema = grammar_schema(response_format["schema"])
+            schema = grammar_schema(response_format["schema"], self.max_string_chars)
             response_format = {"type": "json_object", "schema": schema}
             if self.schema_in_prompt:
                 chat = _with_schema_note(chat, schema)
@@ -235,6 +246,7 @@ class LocalChatModel(BaseChatModel):
         started = time.perf_counter()
         stream: Iterator[dict[str, Any]] = self._llama.create_chat_completion(
             messages=chat, temperature=self.temperature, seed=self.seed, stream=True,
+            repeat_penalty=self.repeat_penalty,
             max_tokens=self.max_tokens, stop=stop or [], response_format=response_format)
         parts: list[str] = []
         finish, reported = "stop", None

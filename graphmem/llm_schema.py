@@ -8,10 +8,10 @@ schema (the reply cannot leave it), and :func:`graphmem.llm.invoke_structured` c
 reply against it with :func:`check_json_schema`, whatever the model.
 
 Only the subset of JSON Schema that pydantic emits and :func:`constrained_schema` adds is
-understood: ``type``, ``properties``, ``required``, ``items``, ``anyOf``, ``enum``, ``const``,
-``minimum``/``maximum``, ``minLength``/``maxLength`` (``minLength`` counts the text without
-surrounding white space: "non-empty" means "not blank"), ``minItems``/``maxItems``, and local
-``$ref``s (inlined by :func:`inline_refs`).
+understood: ``type``, ``properties``, ``required``, ``items``, ``prefixItems``, ``anyOf``,
+``enum``, ``const``, ``minimum``/``maximum``, ``minLength``/``maxLength`` (``minLength`` counts
+the text without surrounding white space: "non-empty" means "not blank"),
+``minItems``/``maxItems``, and local ``$ref``s (inlined by :func:`inline_refs`).
 """
 
 from __future__ import annotations
@@ -130,6 +130,9 @@ def constrained_schema(
     min_length: bool | Iterable[str] = False,
     max_length: int | None = None,
     max_items: Mapping[str, int] | None = None,
+    min_items: Mapping[str, int] | None = None,
+    required_if: Mapping[str, tuple[str, Any]] | None = None,
+    one_each: Mapping[str, Sequence[Any]] | None = None,
 ) -> dict[str, Any]:
     """The JSON schema of ``model`` (a pydantic model class, or a JSON schema dict) with
     call-specific rules added; ``$ref``s are inlined so each path is constrained on its own.
@@ -147,6 +150,13 @@ def constrained_schema(
             whose default is ``""``; or an iterable of paths to make non-blank.
         max_length: a maximum length (characters) for every free string, bounding the reply.
         max_items: path -> maximum number of elements of that list field.
+        min_items: path -> minimum number of elements of that list field.
+        required_if: path -> ``(sibling, value)``: the field must be present, non-null and
+            non-blank when its sibling field equals ``value`` (e.g. ``{"new_insight": ("add",
+            True)}``); the sibling must be a boolean or an enum. Written as an ``anyOf`` of the
+            two cases, which a grammar can enforce.
+        one_each: path -> values: the list holding that field has exactly one element per
+            value, in that order (e.g. ``{"edits.insight_id": ids}``: one edit per insight).
 
     Returns:
         A new JSON schema dict (the input is not modified).
@@ -187,12 +197,85 @@ def constrained_schema(
     if max_length is not None:
         for node in _strings(schema, False):
             node["maxLength"] = min(max_length, node.get("maxLength", max_length))
-    for path, count in (max_items or {}).items():
-        for node in _resolve(schema, path):
-            for t in _branches(node):
-                if t.get("type") == "array":
-                    t["maxItems"] = count
+    for key, bounds in (("maxItems", max_items), ("minItems", min_items)):
+        for path, count in (bounds or {}).items():
+            for node in _resolve(schema, path):
+                for t in _branches(node):
+                    if t.get("type") == "array":
+                        t[key] = count
+    for path, (sibling, value) in (required_if or {}).items():
+        for obj in _parents(schema, path):
+            _split_on(obj, path.rpartition(".")[2], sibling, value)
+    for path, values in (one_each or {}).items():
+        _one_each(schema, path, list(values))
     return schema
+
+
+def _parents(schema: dict[str, Any], path: str) -> list[dict[str, Any]]:
+    """The object schemas holding the last field of ``path`` (lists entered implicitly)."""
+    head, _, field = path.rpartition(".")
+    nodes = _resolve(schema, head) if head else [schema]
+    out = []
+    for node in nodes:
+        for t in _targets(node, "object") or _branches(node):
+            if field in t.get("properties", {}):
+                out.append(t)
+    if not out:
+        raise SchemaPathError(f"no field {path!r} in the schema")
+    return out
+
+
+def _split_on(obj: dict[str, Any], field: str, sibling: str, value: Any) -> None:
+    """Rewrite ``obj`` in place as ``anyOf`` [sibling != value, sibling == value and ``field``
+    required, non-null, non-blank]."""
+    props = obj.get("properties", {})
+    if sibling not in props:
+        raise SchemaPathError(f"no field {sibling!r} beside {field!r}")
+    sib = props[sibling]
+    if sib.get("type") == "boolean" and isinstance(value, bool):
+        others: list[Any] = [not value]
+    elif "enum" in sib and value in sib["enum"]:
+        others = [v for v in sib["enum"] if v != value]
+    else:
+        raise ValueError(f"required_if: {sibling!r} must be a boolean or an enum holding "
+                         f"{value!r}")
+    off, on = copy.deepcopy(obj), copy.deepcopy(obj)
+    off["properties"][sibling] = {**sib, "enum": others}
+    on["properties"][sibling] = {**sib, "enum": [value]}
+    target = on["properties"][field]
+    kept = {k: v for k, v in target.items() if k not in ("anyOf", "default")}
+    branches = _branches(target)
+    target = {**branches[0], **kept} if len(branches) == 1 else {**kept, "anyOf": branches}
+    for t in _branches(target):
+        if t.get("type") == "string":
+            t["minLength"] = max(1, t.get("minLength", 0))
+    on["properties"][field] = target
+    on["required"] = [*on.get("required", []), *([field] if field not in
+                                                   on.get("required", []) else [])]
+    variants = [v for v in (off, on) if v["properties"][sibling]["enum"]]
+    obj.clear()
+    obj["anyOf"] = variants
+
+
+def _one_each(schema: dict[str, Any], path: str, values: list[Any]) -> None:
+    """Turn the list holding ``path``'s last field into a tuple: one element per value."""
+    head, _, field = path.rpartition(".")
+    if not head or not values:
+        raise ValueError(f"one_each needs a list field and values: {path!r}")
+    for node in _resolve(schema, head):
+        for arr in _branches(node):
+            if arr.get("type") != "array" or not isinstance(arr.get("items"), dict):
+                raise SchemaPathError(f"{head!r} is not a list of objects")
+            item = arr.pop("items")
+            tuple_items = []
+            for v in values:
+                element = copy.deepcopy(item)
+                for t in _branches(element):
+                    if field not in t.get("properties", {}):
+                        raise SchemaPathError(f"no field {path!r} in the schema")
+                    t["properties"][field] = {**t["properties"][field], "enum": [v]}
+                tuple_items.append(element)
+            arr.update(prefixItems=tuple_items, minItems=len(values), maxItems=len(values))
 
 
 _TYPES: dict[str, tuple[type, ...]] = {
@@ -251,9 +334,11 @@ def _check(value: Any, node: Mapping[str, Any], path: str, errors: list[str]) ->
             errors.append(f"{path}: fewer than {node['minItems']} items")
         if "maxItems" in node and len(value) > node["maxItems"]:
             errors.append(f"{path}: more than {node['maxItems']} items")
-        if isinstance(node.get("items"), Mapping):
-            for i, item in enumerate(value):
-                _check(item, node["items"], f"{path}[{i}]", errors)
+        prefix = node.get("prefixItems") or []
+        for i, item in enumerate(value):
+            sub_schema = prefix[i] if i < len(prefix) else node.get("items")
+            if isinstance(sub_schema, Mapping):
+                _check(item, sub_schema, f"{path}[{i}]", errors)
     if isinstance(value, dict):
         for name in node.get("required", []):
             if name not in value:

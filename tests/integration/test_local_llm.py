@@ -16,6 +16,8 @@ from graphmem.associative.extraction import EpisodeBatchExtraction
 from graphmem.associative.routing import LLMRouting
 from graphmem.errors import ConfigurationError
 from graphmem.experience.insights import InsightText
+from graphmem.insight.controller import controller_schema
+from graphmem.insight.models import OperationSet
 from graphmem.llm import LLMTimeoutError, LLMUsage, constrained_schema, invoke_structured
 from graphmem.llm_local import LocalChatModel, local_chat_model
 from graphmem.state.extraction import ExtractionBatch
@@ -96,6 +98,25 @@ def test_associative_extraction_batch(llm: LocalChatModel) -> None:
         assert item.source_id in episodes
         for cue in item.cues:
             assert cue.cue.strip() and cue.tag.strip()
+
+
+def test_insight_controller_plan(llm: LocalChatModel) -> None:
+    ids, ops = ["ins-1", "ins-2"], OperationSet.ALL
+    model = controller_schema(ops, ids)
+    schema = constrained_schema(model, enums={"edits.operation": list(ops.edit_operations)},
+                                min_length=["edits.reason"], one_each={"edits.insight_id": ids},
+                                required_if={"new_insight": ("add", True),
+                                             "edits.revised_content": ("operation", "REVISE")},
+                                max_length=120)
+    out, op = _ask(llm, model,
+                   [("system", "Decide KEEP, ARCHIVE or REVISE for each insight and whether "
+                               "the task yields a new one."),
+                    ("human", "Task: boil water for tea (resolved). Insights:\n"
+                              "ins-1: Cover the pot.\nins-2: Use cold water.")],
+                   "insight.controller", schema)
+    assert [e.insight_id for e in out.edits] == ids  # the model's own validator passed too
+    assert all(e.operation in ops.edit_operations and e.reason.strip() for e in out.edits)
+    assert not out.add or (out.new_insight or "").strip()
 
 
 def test_associative_routing_numbers_stay_in_range(llm: LocalChatModel) -> None:

@@ -203,3 +203,28 @@ def test_controller_models_take_their_documented_constraints() -> None:
                                  min_length=["new_insight", "edits.reason"])
     edit = insight["properties"]["edits"]["items"]["properties"]
     assert edit["insight_id"]["enum"] == ids and edit["reason"]["minLength"] == 1
+
+
+def test_insight_controller_rules_become_grammar_friendly_alternatives() -> None:
+    from graphmem.insight.controller import controller_schema
+    from graphmem.insight.models import OperationSet
+
+    ids = ["i1", "i2"]
+    ops = OperationSet.ALL
+    model = controller_schema(ops, ids)
+    schema = constrained_schema(model, enums={"edits.operation": list(ops.edit_operations)},
+                                min_length=["edits.reason"], one_each={"edits.insight_id": ids},
+                                required_if={"new_insight": ("add", True),
+                                             "edits.revised_content": ("operation", "REVISE")})
+    edits = [{"insight_id": "i1", "operation": "KEEP", "reason": "fine"},
+             {"insight_id": "i2", "operation": "REVISE", "reason": "r", "revised_content": "x"}]
+    good = model.model_validate({"edits": edits, "add": True, "new_insight": "Cover the pot."})
+    assert json_schema_errors(good.model_dump(mode="json"), schema) == []
+    assert json_schema_errors({"edits": edits, "add": False, "new_insight": None}, schema) == []
+    assert json_schema_errors({"edits": edits, "add": True, "new_insight": " "}, schema)
+    assert json_schema_errors({"edits": edits[::-1], "add": False}, schema)  # order is fixed
+    no_text = [edits[0], {**edits[1], "revised_content": None}]
+    assert json_schema_errors({"edits": no_text, "add": False}, schema)
+    assert json_schema_errors({"edits": edits[:1], "add": False}, schema)  # one edit missing
+    with pytest.raises(ValueError, match="boolean or an enum"):
+        constrained_schema(Batch, required_if={"items.note": ("subject", "x")})
