@@ -1,23 +1,73 @@
 """LLM calls with structured output, one retry, and per-operation accounting.
 
 Every controller and extractor that uses a langchain-core ``BaseChatModel`` goes through
-:func:`invoke_structured`, which counts calls and tokens (from the message's
-``usage_metadata``) into an :class:`LLMUsage` per operation. Results carry the usage of the call
-that produced them (``llm_usage``); memories keep a running total (:class:`LLMAccounting`);
-:func:`describe_usage` is the CLI summary line.
+:func:`invoke_structured`, which counts every attempt (failed ones too) and its tokens (from the
+message's ``usage_metadata``) into an :class:`LLMUsage` per operation. Results carry the usage of
+the call that produced them (``llm_usage``); memories keep a running total
+(:class:`LLMAccounting`); :func:`describe_usage` is the CLI summary line.
+
+Per-call constraints
+--------------------
+A call may pass ``json_schema``: the reply model's JSON schema with the rules this call knows,
+built by :func:`graphmem.llm_schema.constrained_schema` (re-exported here). A model that decodes
+under a schema (:class:`graphmem.llm_local.LocalChatModel`) gets it, so its reply cannot leave
+it; with any model, the reply is checked against it before it is returned, and a reply that
+breaks it is retried once like a malformed one. What each operation should pass::
+
+    # insight.controller: exactly one edit per retrieved insight, allowed operations only,
+    # revised_content with REVISE, a non-blank new_insight when add is true
+    constrained_schema(schema, enums={"edits.operation": list(operations.edit_operations)},
+                       min_length=["edits.reason"], one_each={"edits.insight_id": ids},
+                       required_if={"new_insight": ("add", True),
+                                    "edits.revised_content": ("operation", "REVISE")})
+    # state.extract: turn indices of this batch, non-blank subject and topic
+    constrained_schema(ExtractionBatch, ranges={"items.index": (0, len(chunk) - 1)},
+                       min_length=["items.subject", "items.topic"],
+                       max_items={"items": len(chunk)})
+    # state.controller: the action enum is in the model already; nothing call-specific
+    # associative.extract: source ids of this batch only, non-blank cues, tags and facts
+    constrained_schema(EpisodeBatchExtraction, enums={"episodes.source_id": wanted},
+                       min_length=True, max_items={"episodes": len(wanted)})
+    # associative.route: tag numbers shown (1-based) only
+    constrained_schema(LLMRouting, ranges={"selected": (1, len(shown))})
+    # experience.intra_insight / experience.cross_insight: a non-blank insight
+    constrained_schema(InsightText, min_length=True)
+
+Replies that are malformed, break the schema, time out (:class:`LLMTimeoutError`) or make the
+provider raise are retried once (the retry tells the model what was wrong), then
+:class:`~graphmem.errors.ControllerError` names the operation and the last problem.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
 from graphmem.errors import ControllerError
+from graphmem.llm_schema import check_json_schema, constrained_schema
+
+__all__ = ["LLMAccounting", "LLMTimeoutError", "LLMUsage", "OperationUsage",
+           "constrained_schema", "describe_usage", "invoke_structured", "usage_totals"]
+
+logger = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
+
+
+class LLMTimeoutError(ControllerError):
+    """One LLM call ran past its wall-clock limit (or its token bound without a complete reply).
+
+    ``usage_metadata`` (``{"input_tokens", "output_tokens", "total_tokens"}``) holds what the
+    call consumed until it was stopped, so the accounting can count it.
+    """
+
+    def __init__(self, message: str, usage_metadata: Mapping[str, int] | None = None) -> None:
+        super().__init__(message)
+        self.usage_metadata = dict(usage_metadata or {})
 
 
 class OperationUsage(BaseModel):
@@ -54,6 +104,35 @@ class LLMUsage(BaseModel):
         return sum(u.calls for u in self.operations.values())
 
 
+def _tokens(source: Any) -> tuple[int, int]:
+    """``(input, output)`` tokens of a reply: a message's ``usage_metadata``, the ``raw`` message
+    of an ``include_raw`` result, or an exception carrying either (``usage_metadata``, ``raw``,
+    or langchain's ``llm_output`` message); ``(0, 0)`` when none is known."""
+    for candidate in (source, getattr(source, "raw", None),
+                      source.get("raw") if isinstance(source, dict) else None,
+                      getattr(source, "llm_output", None)):
+        meta = getattr(candidate, "usage_metadata", None)
+        if isinstance(meta, Mapping) and meta:
+            return int(meta.get("input_tokens") or 0), int(meta.get("output_tokens") or 0)
+    return 0, 0
+
+
+def _accepts_json_schema(llm: Any) -> bool:
+    """Whether ``llm.with_structured_output`` takes a ``json_schema`` to decode under."""
+    return bool(getattr(llm, "accepts_json_schema", False))
+
+
+def _parse(result: Any, schema: type[T]) -> T:
+    """The ``schema`` instance in a structured-output result, or ``ValueError`` saying why not."""
+    parsed = result.get("parsed") if isinstance(result, dict) else result
+    if isinstance(parsed, schema):
+        return parsed
+    if isinstance(parsed, dict):
+        return schema.model_validate(parsed)
+    problem = result.get("parsing_error") if isinstance(result, dict) else None
+    raise ValueError(str(problem or f"no {schema.__name__} in the reply"))
+
+
 def invoke_structured(
     llm: Any,
     schema: type[T],
@@ -61,40 +140,63 @@ def invoke_structured(
     usage: LLMUsage,
     operation: str,
     retries: int = 1,
+    json_schema: Mapping[str, Any] | None = None,
 ) -> T:
     """Ask ``llm`` (a langchain-core ``BaseChatModel``) for an instance of ``schema``.
 
-    Uses ``llm.with_structured_output(schema, include_raw=True)``; output that does not parse
-    into ``schema`` is retried ``retries`` times (once by default). Every attempt is counted in
-    ``usage`` under ``operation``.
+    Uses ``llm.with_structured_output(schema, include_raw=True)`` (plus ``json_schema=`` when
+    the model decodes under one). A reply that does not parse into ``schema``, breaks
+    ``json_schema``, times out or raises is retried ``retries`` times (once by default), with a
+    note to the model saying what was wrong. Every attempt is counted in ``usage`` under
+    ``operation`` as one call, with the tokens of its raw message (or of the exception, when it
+    carries them).
+
+    Args:
+        llm: the chat model.
+        schema: the pydantic model of the reply.
+        messages: langchain-core messages or ``(role, text)`` pairs.
+        usage: accounting to add the attempts to.
+        operation: accounting name, e.g. ``"state.extract"``.
+        retries: further attempts after the first.
+        json_schema: this call's constraints on the reply, e.g. from
+            :func:`constrained_schema` (see the module docstring).
+
+    Returns:
+        The parsed ``schema`` instance.
 
     Raises:
         ControllerError: still invalid after the retries (names the operation and the error).
     """
-    structured = llm.with_structured_output(schema, include_raw=True)
-    last_error: Exception | str | None = None
-    for _ in range(retries + 1):
+    kwargs: dict[str, Any] = {"include_raw": True}
+    if json_schema is not None and _accepts_json_schema(llm):
+        kwargs["json_schema"] = dict(json_schema)
+    structured = llm.with_structured_output(schema, **kwargs)
+    prompt = list(messages)
+    last_error: Exception | None = None
+    for attempt in range(retries + 1):
+        if last_error is not None:
+            prompt = [*messages, ("human", "Your previous reply was rejected: "
+                                  f"{str(last_error)[:300]}. Reply again, following the schema.")]
         try:
-            result = structured.invoke(list(messages))
-        except Exception as exc:  # a provider error or unparsable output: one retry
-            usage.record(operation)
+            result = structured.invoke(prompt)
+        except Exception as exc:  # provider error, timeout, unparsable output: retried
+            usage.record(operation, *_tokens(exc))
             last_error = exc
+            logger.warning("%s: attempt %d failed: %s", operation, attempt + 1, exc)
             continue
-        raw = result.get("raw") if isinstance(result, dict) else None
-        meta = getattr(raw, "usage_metadata", None) or {}
-        usage.record(operation, meta.get("input_tokens", 0), meta.get("output_tokens", 0))
-        parsed = result.get("parsed") if isinstance(result, dict) else result
-        if isinstance(parsed, schema):
-            return parsed
-        if isinstance(parsed, dict):
-            try:
-                return schema.model_validate(parsed)
-            except Exception as exc:
-                last_error = exc
-                continue
-        last_error = result.get("parsing_error") if isinstance(result, dict) else None
-        last_error = last_error or f"no {schema.__name__} in the reply"
-    raise ControllerError(f"{operation}: invalid LLM output after {retries + 1} attempts: {last_error}")
+        usage.record(operation, *_tokens(result))
+        try:
+            parsed = _parse(result, schema)
+            if json_schema is not None:
+                check_json_schema(parsed.model_dump(mode="json", by_alias=True), json_schema)
+        except Exception as exc:
+            last_error = exc
+            logger.warning("%s: attempt %d gave an invalid reply: %s", operation, attempt + 1,
+                           exc)
+            continue
+        return parsed
+    raise ControllerError(f"{operation}: invalid LLM output after {retries + 1} attempts: "
+                          f"{last_error}") from last_error
 
 
 def usage_totals(usage: LLMUsage) -> tuple[int, int, int]:
