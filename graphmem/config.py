@@ -48,6 +48,31 @@ class GraphmemSettings(BaseSettings):
     )
     pagecache_mb: int = Field(default=256, description="local launcher's page cache (MiB)")
     heap_mb: int = Field(default=1024, description="local launcher's JVM heap cap (MiB)")
+    neo4j_version: str = Field(
+        default="5.26",
+        description="local launcher's Neo4j: '5.26' (LTS), 'calendar' (current calendar release, "
+        "Java 21+) or an exact 5.26.N / YYYY.MM.N",
+    )
+    local_auth: bool = Field(
+        default=False,
+        description="local launcher with authentication on (user neo4j, NEO4J_PASSWORD)",
+    )
+
+    @property
+    def pinned_ports(self) -> tuple[bool, bool]:
+        """Whether the Bolt and Browser ports were set explicitly (no fallback when taken)."""
+        return "bolt_port" in self.model_fields_set, "browser_port" in self.model_fields_set
+
+    @field_validator("neo4j_version")
+    @classmethod
+    def _neo4j_version(cls, value: str) -> str:
+        from graphmem.local.versions import resolve_version
+
+        try:
+            resolve_version(value)
+        except Exception as exc:  # ConfigurationError: re-raised as pydantic's error
+            raise ValueError(str(exc)) from None
+        return value
 
     @field_validator("namespace")
     @classmethod

@@ -106,12 +106,20 @@ class QueryError(DatabaseError):
     """The server rejected a query."""
 
 
-def translate_neo4j_error(exc: Exception, query_name: str | None = None) -> GraphmemError:
+def translate_neo4j_error(
+    exc: Exception,
+    query_name: str | None = None,
+    *,
+    username: str | None = None,
+    uri: str | None = None,
+) -> GraphmemError:
     """Map a neo4j driver exception to graphmem's tree; the caller raises it ``from exc``.
 
     Args:
         exc: the exception raised by the neo4j driver.
         query_name: the registry name of the query that failed, named in the message.
+        username, uri: who connected where; named in an :class:`AuthenticationError`, whose
+            message always says to check ``NEO4J_USERNAME`` / ``NEO4J_PASSWORD``.
 
     Returns:
         A :class:`DatabaseError` subclass instance (never raises itself).
@@ -121,7 +129,12 @@ def translate_neo4j_error(exc: Exception, query_name: str | None = None) -> Grap
     where = f" in query {query_name!r}" if query_name else ""
     message = f"{type(exc).__name__}{where}: {exc}"
     if isinstance(exc, ne.AuthError):
-        return AuthenticationError(message)
+        who = f" for user {username!r}" if username is not None else ""
+        at = f" at {uri}" if uri else ""
+        return AuthenticationError(
+            f"Neo4j refused the credentials{who}{at}{where}: check NEO4J_USERNAME / "
+            f"NEO4J_PASSWORD ({type(exc).__name__}: {getattr(exc, 'message', None) or exc})"
+        )
     if isinstance(exc, (ne.ServiceUnavailable, ne.SessionExpired)):
         return ServiceUnavailableError(message)
     if isinstance(exc, ne.ConstraintError):

@@ -38,25 +38,24 @@ for _command in ("eval", "bench"):  # single-command modules: graphmem eval / gr
 
 @neo4j_app.command("start")
 def neo4j_start() -> None:
-    """Build the launcher on first use, start Neo4j on 127.0.0.1 and wait until Bolt answers."""
-    from graphmem import neo4j_local
-    from graphmem.config import GraphmemSettings
+    """Build the launcher on first use, start Neo4j on 127.0.0.1 and wait until Bolt answers.
 
-    settings = GraphmemSettings()
+    Taken default ports move to the next free ones (recorded for later commands); ports set
+    with GRAPHMEM_BOLT_PORT / GRAPHMEM_BROWSER_PORT fail at once when taken."""
+    from graphmem.config import GraphmemSettings, Neo4jSettings
+    from graphmem.connect import launch_local
+
     with cli_errors():
+        settings = GraphmemSettings()
         began = time.monotonic()
-        server = neo4j_local.start(
-            settings.home,
-            bolt_port=settings.bolt_port,
-            browser_port=settings.browser_port,
-            pagecache_mb=settings.pagecache_mb,
-            heap_mb=settings.heap_mb,
-        )
-    console.print(f"neo4j running: {server.bolt_uri} (pid {server.pid}, "
+        server = launch_local(settings, Neo4jSettings())
+    console.print(f"neo4j running: {server.bolt_uri} (Neo4j {server.version}, "
+                  f"auth {'on' if server.auth else 'off'}, pid {server.pid}, "
                   f"{time.monotonic() - began:.1f} s)")
-    if server.browser_url:
-        console.print(f"Neo4j Browser: {server.browser_url}"
-                      f"?dbms={server.bolt_uri}&preselectAuthMethod=NO_AUTH")
+    if server.bolt_port != settings.bolt_port:
+        console.print(f"Bolt port {settings.bolt_port} was in use: using {server.bolt_port}")
+    if server.browser_link:
+        console.print(f"Neo4j Browser: {server.browser_link}")
 
 
 @neo4j_app.command("stop")
@@ -79,9 +78,11 @@ def neo4j_status() -> None:
     if server is None:
         console.print("neo4j is down")
         raise typer.Exit(1)
-    console.print(f"neo4j running: {server.bolt_uri} (pid {server.pid})")
-    if server.browser_url:
-        console.print(f"Neo4j Browser: {server.browser_url}")
+    version = f"Neo4j {server.version}, " if server.version else ""
+    console.print(f"neo4j running: {server.bolt_uri} ({version}auth "
+                  f"{'on' if server.auth else 'off'}, pid {server.pid})")
+    if server.browser_link:
+        console.print(f"Neo4j Browser: {server.browser_link}")
 
 
 @app.command("migrate")

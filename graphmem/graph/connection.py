@@ -12,7 +12,8 @@ def open_driver(uri: str, username: str, password: str, verify: bool = True) -> 
 
     Raises:
         ServiceUnavailableError, AuthenticationError: when ``verify`` and the server cannot be
-            reached or refuses the credentials.
+            reached or refuses the credentials (the message names ``username``, ``uri`` and
+            ``NEO4J_USERNAME`` / ``NEO4J_PASSWORD``).
     """
     driver = neo4j.GraphDatabase.driver(
         uri, auth=(username, password), notifications_min_severity="OFF"
@@ -22,5 +23,5 @@ def open_driver(uri: str, username: str, password: str, verify: bool = True) -> 
             driver.verify_connectivity()
         except Exception as exc:  # driver errors only; translated below
             driver.close()
-            raise translate_neo4j_error(exc) from exc
+            raise translate_neo4j_error(exc, username=username, uri=uri) from exc
     return driver

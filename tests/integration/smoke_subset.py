@@ -1,0 +1,65 @@
+"""The smoke subset run against extra servers (authenticated launcher, calendar Neo4j): migrate,
+write and read through state memory, a vector index query and a full-text query, a recall."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+
+from graphmem.conversation import Conversation, Turn
+from graphmem.graph.migrations import Migrator
+from graphmem.graph.runner import QueryRunner
+from graphmem.state import StateMemory
+
+TURNS = [
+    ("s1", "I live in Lyon and work at the bakery.", 3, "Lyon"),
+    ("s2", "Last week I moved to Paris for a new job.", 6, "Paris"),
+]
+
+
+def tiny_conversation() -> Conversation:
+    """Two turns of one speaker whose residence changes from Lyon to Paris."""
+    turns = [Turn(source_id=sid, speaker="Ann", text=text,
+                  timestamp=datetime(2024, month, 1, tzinfo=timezone.utc), position=month,
+                  meta={"attribute": "Residence", "value": value, "kind": "attribute"})
+             for sid, text, month, value in TURNS]
+    return Conversation(id="c1", speakers=["Ann"], turns=turns)
+
+
+def run_smoke(runner: QueryRunner, embedder) -> dict:
+    """Migrate (twice: the second is a no-op), ingest, query both index kinds, recall.
+
+    Returns what was observed, for the caller's assertions; the namespace is deleted after.
+    """
+    migrator = Migrator(runner, vector_dimension=384)
+    migrator.migrate()
+    assert migrator.migrate() == []
+    namespace = f"smoke-{uuid.uuid4().hex[:10]}"
+    try:
+        mem = StateMemory(runner, embedder, namespace)
+        report = mem.ingest([tiny_conversation()])
+        counts = {row["label"]: row["nodes"]
+                  for row in runner.read("core/count_namespace_nodes", namespace=namespace)}
+        query = embedder.embed_query("Where does Ann live now?")
+        vector = runner.read("state/search_events", namespace=namespace,
+                             embedding=[float(x) for x in query], oversample=50, k=5)
+        fulltext = runner.read("state/fulltext_events", namespace=namespace, query="bakery", k=5)
+        recall = mem.recall("Where does Ann live now?", k=5)
+        return {"report": report, "counts": counts, "vector": vector, "fulltext": fulltext,
+                "recall": recall, "structure": mem.structure()}
+    finally:
+        runner.write("core/delete_namespace", namespace=namespace)
+
+
+def assert_smoke(seen: dict) -> None:
+    """The values every server must give for :func:`tiny_conversation`."""
+    assert seen["report"].events_new == 2
+    assert seen["report"].state_relations == {"initial": 1, "change": 1}
+    assert seen["counts"]["Event"] == 2 and seen["counts"]["State"] == 2
+    assert seen["counts"]["Topic"] == 1
+    assert {row["source_ids"][0] for row in seen["vector"]} == {"s1", "s2"}
+    assert all(-1.0 <= row["score"] <= 1.0 for row in seen["vector"])
+    assert [row["source_ids"] for row in seen["fulltext"]] == [["s1"]]
+    assert seen["recall"].hits and seen["recall"].hits[0].kind == "state"
+    assert seen["recall"].hits[0].value == "paris"
+    assert seen["structure"]["bad_current"] == 0 and seen["structure"]["states"] == 2
