@@ -66,9 +66,11 @@ def print_llm_summary(usage: Any, path: str) -> None:
     console.print(f"[dim]{escape(describe_usage(usage, path))}[/dim]")
 
 
-def print_recall(result: RecallResult, *, extra: tuple[str, ...] = ()) -> None:
+def print_recall(result: RecallResult, *, extra: tuple[str, ...] = (),
+                 path: str | None = None) -> None:
     """A recall result as a table (rank, kind, score, source ids, ``extra`` item fields, text)
-    after one line per round; then the LLM line."""
+    after one line per round; then the LLM line (``path`` default: the result's controller;
+    ``"retrieval"`` for recalls without a controller)."""
     for rnd in result.rounds:
         added = f" (+{len(rnd.added)})" if rnd.added else ""
         console.print(escape(f"  round {rnd.number}: {rnd.action}{added}  {rnd.reason}"))
@@ -79,7 +81,7 @@ def print_recall(result: RecallResult, *, extra: tuple[str, ...] = ()) -> None:
         table.add_row(str(rank), item.kind, f"{item.score:.4g}", escape(",".join(item.source_ids[:4])),
                       *values, escape(item.text[:100]))
     console.print(table)
-    print_llm_summary(result.llm_usage, result.controller)
+    print_llm_summary(result.llm_usage, path or result.controller)
 
 
 def _short(value: Any) -> str:

@@ -86,4 +86,4 @@ def recall(
     if as_json:
         print(result.model_dump_json(indent=2))
         return
-    print_recall(result, extra=("reward",))
+    print_recall(result, extra=("reward",), path="retrieval")

@@ -38,7 +38,7 @@ def recall(
     if as_json:
         print(result.model_dump_json(indent=1))
         return
-    print_recall(result, extra=("s", "c", "r"))
+    print_recall(result, extra=("s", "c", "r"), path="retrieval")
 
 
 @app.command("feedback")
