@@ -149,11 +149,11 @@ class FailingRunner:
 
 def conversation(conv_id: str, turns: list[tuple[str, str]], meta: list[dict] | None = None,
                  start: str = "2024-03-01T09:00:00+00:00"):
-    """A :class:`graphmem.conversation.Conversation` of ``(speaker, text)`` turns one hour apart
+    """A :class:`graphmem.conversations.Conversation` of ``(speaker, text)`` turns one hour apart
     (source ids ``D1:1``, ``D1:2``, ...)."""
     from datetime import datetime, timedelta
 
-    from graphmem.conversation import Conversation, Turn
+    from graphmem.conversations import Conversation, Turn
 
     t0 = datetime.fromisoformat(start)
     out = [Turn(source_id=f"D1:{i + 1}", speaker=s, text=t, timestamp=t0 + timedelta(hours=i),

@@ -54,8 +54,13 @@ class AssociativeStore:
         semantic_units: list[Row],
         semantic_links: list[Row],
         themes: list[Row],
-    ) -> None:
-        """Write one conversation's graph in ONE transaction (all lands or nothing)."""
+    ) -> dict[str, int]:
+        """Write one conversation's graph in ONE transaction (all lands or nothing).
+
+        Returns:
+            nodes created by label (``Episode``, ``Cue``, ``Tag``, ``SemanticUnit``, ``Theme``),
+            from the write queries' answers (nodes that already existed are not counted).
+        """
         ns = self.namespace
         steps = [
             ("associative/merge_episodes", {"namespace": ns, "rows": episodes}),
@@ -67,7 +72,15 @@ class AssociativeStore:
             ("associative/link_tag_semantic_units", {"namespace": ns, "rows": semantic_links}),
             ("associative/merge_themes", {"namespace": ns, "rows": themes}),
         ]
-        self.runner.write_many(steps)
+        results = self.runner.write_many(steps)
+        labels = {0: "Episode", 2: "Cue", 3: "Tag", 5: "SemanticUnit", 7: "Theme"}
+        return {label: sum(int(r["created"]) for r in results[i]) for i, label in labels.items()}
+
+    def existing_episode_ids(self, ids: list[str]) -> set[str]:
+        """The subset of Episode ``ids`` already stored in the namespace."""
+        rows = self.runner.read("associative/find_existing_episodes", namespace=self.namespace,
+                                ids=list(ids))
+        return {r["id"] for r in rows}
 
     # -- reads -------------------------------------------------------------------------------
     def counts(self) -> Row:

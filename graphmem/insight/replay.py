@@ -120,7 +120,7 @@ def replay(
 
         iterator = tqdm(iterator, total=len(items), desc=f"replay {dataset}", unit="task")
     for task, vector in iterator:
-        recalled = memory.recall(task.query, k=k, lam=lam, b=b, embedding=vector).insights
+        recalled = memory.recall(task.query, k=b, query_k=k, lam=lam, embedding=vector).items
         share = by_kind[task.kind]
         share.tasks += 1
         if recalled:
@@ -147,13 +147,13 @@ def replay(
     return ReplayReport(
         dataset=str(dataset), outcome_source=outcome_source(dataset), namespace=memory.namespace,
         tasks=len(items), resolved=statuses["resolved"], failed=statuses["failed"],
-        controller=memory.controller.name, operation_set=ops.value, k=k, lam=lam, b=b,
+        controller=memory.controller, operation_set=ops.value, k=k, lam=lam, b=b,
         added=decisions["ADD"], kept=decisions["KEEP"], archived=decisions["ARCHIVE"],
         revised=decisions["REVISE"], tasks_with_retrieval=with_retrieval,
         retrieved=retrieved_total,
         same_kind_share=round(same / retrieved_total, 4) if retrieved_total else None,
         same_kind_share_in_subgraph=round(same_sub / retrieved_total, 4) if retrieved_total else None,
-        by_kind=dict(sorted(by_kind.items())), graph=memory.stats(),
+        by_kind=dict(sorted(by_kind.items())), graph=memory.graph_summary(),
         seconds=round(time.monotonic() - began, 2), llm_usage=usage,
     )
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from graphmem.conversation import Conversation, read_conversations, read_locomo
+from graphmem.conversations import Conversation, read_conversations, read_locomo
 from graphmem.embeddings import Embedder
 from graphmem.graph.runner import QueryRunner
 from graphmem.names import node_id
@@ -90,10 +90,11 @@ def evaluate_locomo(runner: QueryRunner, embedder: Embedder, path: str | Path,
         for item in qa:
             if not item.evidence:
                 continue
-            result = memory.recall(item.question, k=max(KS))
-            for r in result.rounds:
+            run = memory._run(item.question, max(KS), 4, None)  # the whole ranked pool
+            for r in run["rounds"]:
                 actions[r.action] += 1
-            per_state.append((item.category, {k: recall_at(result.source_ids, item.evidence, k) for k in KS}))
+            ranked_ids = list(dict.fromkeys(s for h in run["ranked"] for s in h.source_ids))
+            per_state.append((item.category, {k: recall_at(ranked_ids, item.evidence, k) for k in KS}))
             base_hits = base_store.search_events(embedder.embed_query(item.question), max(KS))
             base_ids = list(dict.fromkeys(s for h in base_hits for s in h.source_ids))
             per_base.append((item.category, {k: recall_at(base_ids, item.evidence, k) for k in KS}))
@@ -152,10 +153,10 @@ def evaluate_memconflict(runner: QueryRunner, embedder: Embedder, path: str | Pa
                 earlier[name].append(last[name])
             last[name] = meta["value"]
         for name in earlier:
-            top = memory.recall(f"What is {user}'s current {_attr_words(name)}?", k=5).hits
+            top = memory.recall(f"What is {user}'s current {_attr_words(name)}?", k=5).items
             scores["dynamic_current@1"].append(float(bool(top) and top[0].kind == "state"
                                                      and _value_of(top[0]) == normalize_value(last[name])))
-            hist = memory.recall(f"What was {user}'s {_attr_words(name)} before it changed?", k=20).hits
+            hist = memory.recall(f"What was {user}'s {_attr_words(name)} before it changed?", k=20).items
             seen = {_value_of(h) for h in hist}
             olds = {normalize_value(v) for v in earlier[name]}
             scores["history_reachable"].append(len(olds & seen) / len(olds))
@@ -167,17 +168,17 @@ def evaluate_memconflict(runner: QueryRunner, embedder: Embedder, path: str | Pa
             if "Point_A" not in roles or "Point_B" not in roles:
                 continue
             field = roles["Point_A"]["attribute"]
-            top = memory.recall(f"What is {user}'s {_attr_words(field)}?", k=5).hits
+            top = memory.recall(f"What is {user}'s {_attr_words(field)}?", k=5).items
             scores["static_true@1"].append(float(bool(top) and _value_of(top[0]) == normalize_value(roles["Point_A"]["value"])))
         for t in conv.turns:
             meta = t.meta
             if meta.get("kind") == "conditional" and meta.get("role") != "Distractor":
                 q = (f"What {_attr_words(meta['attribute'])} does {user} prefer for "
                      f"{meta['condition'][:1].lower() + meta['condition'][1:]}?")
-                top = memory.recall(q, k=5).hits
+                top = memory.recall(q, k=5).items
                 scores["conditional@1"].append(float(bool(top) and _value_of(top[0]) == normalize_value(meta["value"])))
             if meta.get("person") and meta.get("attribute"):
-                top = memory.recall(f"What is {user}'s {_attr_words(meta['attribute'])}?", k=5).hits
+                top = memory.recall(f"What is {user}'s {_attr_words(meta['attribute'])}?", k=5).items
                 scores["no_distractor@1"].append(float(not top or (top[0].subject or "") != meta["person"]))
         if not keep:
             runner.write("core/delete_namespace", namespace=ns)

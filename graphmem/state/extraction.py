@@ -2,11 +2,11 @@
 
 Two extractors fill the same vocabulary:
 
-- :class:`HeuristicExtractor` needs no LLM. Structured turns (``Turn.meta`` with ``attribute``,
+- :class:`HeuristicStateExtractor` needs no LLM. Structured turns (``Turn.meta`` with ``attribute``,
   e.g. MemConflict's field mapping) give subject, topic key, value and condition directly; free
   text gives subject = speaker, topic by embedding (``topic_key=None``), and an assertion when
   the turn is a first-person statement (the latest assertion becomes the topic's state).
-- :class:`LLMExtractor` asks a langchain-core chat model for the same fields with structured
+- :class:`LLMStateExtractor` asks a langchain-core chat model for the same fields with structured
   output (one call per batch of turns; one retry, then ControllerError).
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from graphmem.conversation import Turn
+from graphmem.conversations import Turn
 from graphmem.llm import LLMUsage, invoke_structured
 from graphmem.state.models import Extraction
 
@@ -58,7 +58,7 @@ def _value_text(value: Any) -> str:
     return str(value)
 
 
-class HeuristicExtractor:
+class HeuristicStateExtractor:
     """Rule-based extractor (no LLM). Deterministic; ``name = "heuristic"``."""
 
     name = "heuristic"
@@ -123,7 +123,7 @@ _SYSTEM = (
 )
 
 
-class LLMExtractor:
+class LLMStateExtractor:
     """Extractor backed by a langchain-core ``BaseChatModel`` (structured output).
 
     Args:

@@ -48,12 +48,12 @@ def graph(runner, embedder, namespace):
 
 def test_recall_exact_values_when_every_query_is_a_seed(graph) -> None:
     mem, q, _, _, (a, b, c) = graph
-    out = mem.recall("boiling water quickly", k=5, lam=0.5, b=3)
+    out = mem.recall("boiling water quickly", k=3, query_k=5, lam=0.5)
     assert set(out.seed_query_ids) == set(q) and set(out.expanded_query_ids) == set(q)
-    got = {i.id: (i.s, i.c, i.r) for i in out.insights}
+    got = {i.id: (i.s, i.c, i.r) for i in out.items}
     assert got == {a: (2, 1, 1.5), b: (2, 2, 1.0), c: (1, 0, 1.0)}
-    assert [i.id for i in out.insights] == [a, b, c]  # r desc, then s desc
-    first = out.insights[0]
+    assert [i.id for i in out.items] == [a, b, c]  # r desc, then s desc
+    first = out.items[0]
     assert sorted(first.supporting_query_ids) == sorted([q[0], q[1]])
     assert first.conflicting_query_ids == [q[3]]
     assert (first.positive_evidence, first.negative_evidence) == (2, 1)
@@ -67,9 +67,9 @@ def test_cypher_recall_equals_pure_scoring(graph, embedder, k, lam, b) -> None:
     expected = retrieve(vector, vectors, [(q[0], q[2])],
                         [InsightEvidence(i, frozenset(p), frozenset(n)) for i, (p, n) in omega.items()],
                         k=k, lam=lam, b=b)
-    out = mem.recall(text, k=k, lam=lam, b=b, embedding=vector)
+    out = mem.recall(text, k=b, query_k=k, lam=lam, embedding=vector)
     assert [(i.id, i.s, i.c, i.r, sorted(i.supporting_query_ids), sorted(i.conflicting_query_ids))
-            for i in out.insights] == [
+            for i in out.items] == [
         (e.id, e.s, e.c, e.r, list(e.supporting_query_ids), list(e.conflicting_query_ids))
         for e in expected]
 
@@ -81,7 +81,7 @@ def test_archived_insight_is_never_recalled_but_kept_with_history(graph, runner)
            for i in range(3)]
     assert ops == ["KEEP", "KEEP", "ARCHIVE"]
     for text in TEXTS + ["boil water", "Use a lid to boil faster."]:
-        assert a not in [i.id for i in mem.recall(text, k=5, lam=0.0, b=10).insights]
+        assert a not in [i.id for i in mem.recall(text, k=10, query_k=5, lam=0.0).items]
     [state] = mem.get_insights([a])
     assert (state.active, state.positive_evidence, state.negative_evidence) == (False, 2, 4)
     hist = mem.history(a)
@@ -146,7 +146,7 @@ def test_llm_revise_creates_version_with_carried_evidence(graph, runner, namespa
     assert (new_h.positive_evidence, new_h.negative_evidence) == (3, 1)
     assert res.query_id in old_h.supporting_query_ids
     assert [d["controller"] for d in new_h.decisions] == ["llm"]
-    hits = [i.id for i in llm_mem.recall(TEXTS[0], k=5, lam=1.0, b=5).insights]
+    hits = [i.id for i in llm_mem.recall(TEXTS[0], k=5, query_k=5, lam=1.0).items]
     assert new in hits and a not in hits
 
 
@@ -178,7 +178,7 @@ def test_bad_input_is_refused_before_writing(graph, runner, namespace) -> None:
 def test_namespaces_do_not_leak(graph, runner, embedder) -> None:
     other = InsightMemory(runner, embedder, graph[0].namespace + "-other")
     try:
-        assert other.recall(TEXTS[0], k=5).insights == []
+        assert other.recall(TEXTS[0], k=5).items == []
     finally:
         runner.write("core/delete_namespace", namespace=other.namespace)
 

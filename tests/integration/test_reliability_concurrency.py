@@ -121,7 +121,7 @@ def test_one_topic_state_from_many_writers_has_exactly_one_current_state(
         runner, embedder, tq, namespace) -> None:
     from datetime import datetime, timedelta, timezone
 
-    from graphmem.conversation import Conversation, Turn
+    from graphmem.conversations import Conversation, Turn
     from graphmem.state import StateMemory
 
     memo = MemoEmbedder(embedder)

@@ -136,7 +136,7 @@ def test_experience_bad_input_is_typed_and_writes_nothing(runner, embedder, tq, 
 
 def test_state_and_associative_bad_input_is_typed_and_writes_nothing(runner, embedder, tq,
                                                                      namespace, tmp_path) -> None:
-    from graphmem.conversation import Conversation
+    from graphmem.conversations import Conversation
 
     mem = GraphMemory(runner, embedder, namespace)
     state, associative = mem.state, mem.associative
