@@ -11,6 +11,7 @@ Everything runs on the heuristic path (no LLM), so the LLM call count is zero.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -23,6 +24,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from graphmem.errors import ConfigurationError, GraphmemError
+
+logger = logging.getLogger(__name__)
 
 LOCOMO_HINT = (
     "LoCoMo (CC BY-NC 4.0) is published with the paper 'Evaluating Very Long-Term Conversational"

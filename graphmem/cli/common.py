@@ -15,6 +15,8 @@ from rich.table import Table
 
 from graphmem.errors import GraphmemError
 
+logger = logging.getLogger(__name__)
+
 if TYPE_CHECKING:
     from graphmem.facade import GraphMemory
     from graphmem.memory import IngestReport, RecallResult

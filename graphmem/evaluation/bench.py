@@ -23,6 +23,7 @@ of raw encode throughput; graph writes ≤ 1.3× raw UNWIND.
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Sequence
@@ -42,6 +43,8 @@ from graphmem.evaluation.run_eval import seed_everything
 from graphmem.evaluation.timing import TimedEmbedder, TimedRunner
 from graphmem.facade import GraphMemory
 from graphmem.names import node_id
+
+logger = logging.getLogger(__name__)
 
 SIGMA = 0.02
 BATCH = 1000

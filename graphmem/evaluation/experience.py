@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import logging
 import statistics
 import time
 from collections import defaultdict
@@ -28,6 +29,8 @@ from graphmem.experience.decision_graph import LabelVocabulary, action_sequence,
 from graphmem.experience.edit_path import graph_edit_path
 from graphmem.experience.matching import fgw_match
 from graphmem.experience.trajectories import Trajectory
+
+logger = logging.getLogger(__name__)
 
 
 def exact_ged(g: nx.DiGraph, h: nx.DiGraph, timeout: float) -> tuple[float, bool]:

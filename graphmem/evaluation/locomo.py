@@ -18,6 +18,7 @@ question; the metric is :func:`graphmem.state.evaluation.recall_at`.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -27,6 +28,8 @@ from graphmem.conversations import Conversation
 from graphmem.evaluation.baselines import BM25Baseline, VectorBaseline
 from graphmem.evaluation.metrics import KS, RecallTable, fuse_rankings, percentiles
 from graphmem.facade import GraphMemory
+
+logger = logging.getLogger(__name__)
 
 METHODS = ("state", "associative", "combined", "vector_rag", "bm25")
 

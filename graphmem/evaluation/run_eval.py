@@ -17,6 +17,7 @@ vector baseline's nodes carry the run's namespace and are deleted too.
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 import uuid
@@ -31,6 +32,8 @@ from graphmem.evaluation import report as rpt
 from graphmem.evaluation.baselines import VectorBaseline
 from graphmem.evaluation.locomo import METHODS, evaluate_locomo, truncate_conversation
 from graphmem.facade import GraphMemory
+
+logger = logging.getLogger(__name__)
 
 #: Sizes of the quick run (the integration test) and the full run.
 QUICK = {"locomo_conversation": "conv-30", "locomo_turns": 60, "locomo_questions": 12,
@@ -55,6 +58,7 @@ def seed_everything(seed: int) -> None:
 
 
 def _say(console: Any, msg: str) -> None:
+    logger.info("%s", msg)
     if console is not None:
         console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {msg}")
 

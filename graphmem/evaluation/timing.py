@@ -3,6 +3,7 @@ database calls and in model encoding, so ingest time splits into encode / graph 
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -11,6 +12,8 @@ from typing import Any
 import numpy as np
 
 from graphmem.embeddings import Embedder
+
+logger = logging.getLogger(__name__)
 
 
 class TimedRunner:

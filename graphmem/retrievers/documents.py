@@ -26,9 +26,12 @@ Values are JSON types only (datetimes as ISO 8601 strings).
 from __future__ import annotations
 
 import hashlib
+import logging
 from typing import Any
 
 from langchain_core.documents import Document
+
+logger = logging.getLogger(__name__)
 
 
 def turn_key(source_ids: list[str], text: str) -> str:
