@@ -21,7 +21,7 @@ from graphmem.memory import (
     register_memory,
 )
 from graphmem.names import node_id
-from graphmem.retrievers import make_document
+from graphmem.retrievers import item_document
 
 TEST_CYPHER = Path(__file__).parent / "integration" / "cypher"
 SPEC = MemorySpec("note", "toy_memory:NoteMemory", ("Note",), "toy: plain notes (tests only)")
@@ -60,8 +60,7 @@ class NoteMemory(Memory[NoteItem]):
         return {"Note": int(rows[0]["nodes"]) if rows else 0}
 
     def documents(self, result: RecallResult[NoteItem]) -> list:
-        return [make_document(item.text, item.id, self.name, result.namespace, rank, item.score,
-                              item.kind, [], {"source_ids": list(item.source_ids)})
+        return [item_document(item, result.namespace, rank, [], {"source_ids": item.source_ids})
                 for rank, item in enumerate(result.items, start=1)]
 
 

@@ -11,7 +11,7 @@ and metadata ``memory``, ``namespace``, ``node_ids``, ``score``, ``rank``, ``kin
 ``provenance``, ``fusion_key`` (see :mod:`graphmem.retrievers.documents`).
 """
 
-from graphmem.retrievers.documents import make_document, turn_key
+from graphmem.retrievers.documents import item_document, turn_key
 from graphmem.retrievers.fusion import RRF_K, reciprocal_rank_fusion
 from graphmem.retrievers.retrievers import (
     AssociativeRetriever,
@@ -31,7 +31,7 @@ __all__ = [
     "GraphMemoryRetriever",
     "InsightRetriever",
     "StateRetriever",
-    "make_document",
+    "item_document",
     "recall_options",
     "reciprocal_rank_fusion",
     "turn_key",

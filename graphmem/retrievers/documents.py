@@ -1,6 +1,7 @@
 """The shape of the LangChain ``Document``s every memory's ``documents(result)`` returns (pure;
 no I/O). Each memory converts its own :class:`~graphmem.memory.RecallResult` (the retrievers hold
-no per-memory code); these helpers keep the metadata identical across memories.
+no per-memory code) with the helpers of :mod:`graphmem.documents` (re-exported here), which keep
+the metadata identical across memories.
 
 Every document has ``page_content`` (the text an LLM should read), ``id`` (the node id) and the
 same metadata keys whatever the memory:
@@ -25,28 +26,6 @@ Values are JSON types only (datetimes as ISO 8601 strings).
 
 from __future__ import annotations
 
-import hashlib
-import logging
-from typing import Any
+from graphmem.documents import item_document, turn_key
 
-from langchain_core.documents import Document
-
-logger = logging.getLogger(__name__)
-
-
-def turn_key(source_ids: list[str], text: str) -> str:
-    """Fusion key of a raw conversation turn: its source ids and a SHA-1 of its text."""
-    digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
-    return f"turn:{'|'.join(source_ids)}:{digest}"
-
-
-def make_document(content: str, node: str, memory: str, namespace: str, rank: int, score: float,
-                  kind: str, node_ids: list[str | None], provenance: dict[str, Any],
-                  fusion_key: str | None = None) -> Document:
-    """One Document with the shared metadata keys (see the module docstring); ``node_ids``
-    gets the node itself first, duplicates and empty ids dropped."""
-    ids = list(dict.fromkeys(i for i in [node, *node_ids] if i))
-    metadata = {"memory": memory, "namespace": namespace, "node_ids": ids, "score": float(score),
-                "rank": rank, "kind": kind, "provenance": provenance,
-                "fusion_key": fusion_key or node}
-    return Document(page_content=content, id=node, metadata=metadata)
+__all__ = ["item_document", "turn_key"]

@@ -65,9 +65,9 @@ def test_insight_feedback_failure_mid_ingest_then_rerun(runner, embedder, tq, na
     mem.ingest(records[49:])
     units = _query_units(tq, namespace)
     assert len(units) == N and all(s == 3 and d >= 1 for s, d in units.values())
-    stats = mem.stats()
+    stats = mem.graph_summary()
     mem.ingest(records[:10])
-    again = mem.stats()
+    again = mem.graph_summary()
     for key in ("queries", "steps", "active_insights", "revisions"):
         assert again[key] == stats[key], key
 

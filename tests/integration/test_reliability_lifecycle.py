@@ -48,7 +48,7 @@ def test_archive_and_revise_never_delete(runner, embedder, tq, namespace) -> Non
     recalled = {i.id for i in base.recall("Is the Rhine longer than the Elbe?", k=5, query_k=3).items}
     assert one not in recalled and two not in recalled
     assert result.revised[two] in recalled
-    stats = mem.stats()
+    stats = mem.graph_summary()
     assert stats["archived_insights"] == 2 and stats["active_insights"] == 1
 
 

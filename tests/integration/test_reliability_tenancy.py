@@ -59,7 +59,7 @@ def test_insight_recall_paths_return_only_the_callers_data(
     def views(mem: InsightMemory, ids: dict) -> dict:
         recall = mem.recall(QUESTION, k=5, query_k=1, lam=1.0)
         return {"recall": recall.model_dump(), "get": mem.get_insights([ids["insight"]]),
-                "history": mem.history(ids["insight"]).model_dump(), "stats": mem.stats()}
+                "history": mem.history(ids["insight"]).model_dump(), "stats": mem.graph_summary()}
 
     before_a, before_b = views(a, ida), views(b, idb)
     assert [i["text"] for i in before_a["recall"]["items"]] == [FACTS["a"]]

@@ -14,7 +14,7 @@ PUBLIC = {
                  "HashingEmbedder", "Embedder", "__version__"},
     "graphmem.retrievers": {
         "RRF_K", "AssociativeRetriever", "CombinedGraphMemoryRetriever", "ExperienceRetriever",
-        "GraphMemoryRetriever", "InsightRetriever", "StateRetriever", "make_document",
+        "GraphMemoryRetriever", "InsightRetriever", "StateRetriever", "item_document",
         "recall_options", "reciprocal_rank_fusion", "turn_key",
     },
 }

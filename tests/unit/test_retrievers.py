@@ -8,10 +8,10 @@ import pytest
 from langchain_core.documents import Document
 
 from graphmem.errors import InvalidInputError
-from graphmem.memory import memory_names
+from graphmem.memory import RecallItem, memory_names
 from graphmem.retrievers import (
     RRF_K,
-    make_document,
+    item_document,
     recall_options,
     reciprocal_rank_fusion,
     turn_key,
@@ -50,19 +50,19 @@ def test_rrf_weights_and_bad_input() -> None:
         reciprocal_rank_fusion([[Document(page_content="x")]])
 
 
-def test_make_document_and_turn_key() -> None:
-    doc = make_document("Caroline: hi", "e1", "state", "ns", 1, 0.9, "event", ["t1", None, "e1"],
-                        {"dia_ids": ["D1:3"]}, turn_key(["D1:3"], "Caroline: hi"))
+def test_item_document_and_turn_key() -> None:
+    key = turn_key(["D1:3"], "Caroline: hi")
+    event = RecallItem(id="e1", memory="state", kind="event", text="Caroline: hi", score=0.9,
+                       source_ids=["D1:3"])
+    doc = item_document(event, "ns", 1, ["t1", None, "e1"], {"dia_ids": ["D1:3"]}, key)
     assert doc.id == "e1" and doc.metadata["node_ids"] == ["e1", "t1"]
-    assert doc.metadata["fusion_key"] == turn_key(["D1:3"], "Caroline: hi")
-    assert set(doc.metadata) == {"memory", "namespace", "node_ids", "score", "rank", "kind",
-                                 "provenance", "fusion_key"}
-    other = make_document("Caroline: hi", "v1", "associative", "ns", 1, 0.1, "episode", [],
-                          {}, turn_key(["D1:3"], "Caroline: hi"))
+    assert {"memory", "namespace", "node_ids", "score", "rank", "kind", "provenance",
+            "fusion_key"} <= set(doc.metadata) and doc.metadata["fusion_key"] == key
+    episode = event.model_copy(update={"id": "v1", "memory": "associative", "kind": "episode"})
+    other = item_document(episode, "ns", 1, [], {}, key)
     # the same turn found by two memories fuses into one document
     assert [d.id for d in reciprocal_rank_fusion([[doc], [other]])] == ["e1"]
-    assert make_document("x", "n1", "insight", "ns", 2, 1, "insight", [], {}).metadata[
-        "fusion_key"] == "n1"
+    assert item_document(event, "ns", 2, [], {}).metadata["fusion_key"] == "e1"
 
 
 def test_recall_options_come_from_the_signatures() -> None:
