@@ -21,6 +21,7 @@ Values are JSON types only (datetimes as ISO 8601 strings).
 
 from __future__ import annotations
 
+import logging
 import hashlib
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from langchain_core.documents import Document
 
     from graphmem.memory import RecallItem
+
+logger = logging.getLogger(__name__)
 
 
 def iso(value: datetime | None) -> str | None:

@@ -22,6 +22,7 @@ Protocol:
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -31,6 +32,8 @@ from pydantic import BaseModel, Field
 
 from graphmem.associative.reconstruction import ReconstructionConfig
 from graphmem.memory import RecallResult
+
+logger = logging.getLogger(__name__)
 
 #: LoCoMo's QA categories.
 CATEGORY_NAMES: dict[int, str] = {

@@ -17,11 +17,14 @@ Everything here is pure (no I/O).
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 from graphmem.associative.models import CueLink, EpisodeExtraction, EpisodeInput, SemanticFact
+
+logger = logging.getLogger(__name__)
 
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december"

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,6 +14,8 @@ from graphmem.associative.extraction import normalise_cue
 from graphmem.associative.models import CueLink, EpisodeExtraction, EpisodeInput, SemanticFact
 from graphmem.errors import ControllerError
 from graphmem.llm import LLMUsage, invoke_structured
+
+logger = logging.getLogger(__name__)
 
 
 class _LLMEpisodeItem(BaseModel):

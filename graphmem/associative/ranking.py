@@ -3,9 +3,12 @@ rounds (pure; no I/O)."""
 
 from __future__ import annotations
 
+import logging
 from graphmem.associative.models import AssociativeItem, Evidence, RoundTrace
 from graphmem.associative.reconstruction import ReconstructionConfig, ReconstructionState, rrf_fuse
 from graphmem.memory import PathStep, Round
+
+logger = logging.getLogger(__name__)
 
 
 def final_ranking(state: ReconstructionState, vector_rows: list[dict], q_step: PathStep,

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +21,8 @@ from graphmem.associative.models import Evidence
 from graphmem.associative.reconstruction import select_top
 from graphmem.errors import ControllerError
 from graphmem.llm import LLMUsage, invoke_structured
+
+logger = logging.getLogger(__name__)
 
 
 class TagCandidate(BaseModel):

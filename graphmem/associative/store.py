@@ -14,12 +14,15 @@ seek, ``V0040``).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from graphmem.graph.runner import QueryRunner
+
+logger = logging.getLogger(__name__)
 
 Row = dict[str, Any]
 
@@ -74,7 +77,9 @@ class AssociativeStore:
         ]
         results = self.runner.write_many(steps)
         labels = {0: "Episode", 2: "Cue", 3: "Tag", 5: "SemanticUnit", 7: "Theme"}
-        return {label: sum(int(r["created"]) for r in results[i]) for i, label in labels.items()}
+        created = {label: sum(int(r["created"]) for r in results[i]) for i, label in labels.items()}
+        logger.debug("associative write: %d episodes sent, created %s", len(episodes), created)
+        return created
 
     def existing_episode_ids(self, ids: list[str]) -> set[str]:
         """The subset of Episode ``ids`` already stored in the namespace."""

@@ -3,6 +3,7 @@ file and the line."""
 
 from __future__ import annotations
 
+import logging
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -11,6 +12,8 @@ from typing import Any
 from pydantic import ValidationError as PydanticValidationError
 
 from graphmem.errors import InputFormatError
+
+logger = logging.getLogger(__name__)
 
 def load_json(path: Path) -> Any:
     try:

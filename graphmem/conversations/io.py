@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import timezone, tzinfo
 from pathlib import Path
 from typing import Literal
@@ -13,6 +14,8 @@ from graphmem.conversations.locomo import read_locomo
 from graphmem.conversations.memconflict import read_memconflict
 from graphmem.conversations.models import Conversation, Format
 from graphmem.errors import InputFormatError
+
+logger = logging.getLogger(__name__)
 
 def detect_format(path: str | Path) -> Literal["locomo", "generic", "memconflict"]:
     """Guess the format from the content: MemConflict lines carry ``Full_Session_Chain``, LoCoMo
@@ -46,6 +49,7 @@ def read_conversations(
     """
     path = Path(path)
     chosen = detect_format(path) if fmt == "auto" else fmt
+    logger.debug("reading %s as %s", path, chosen)
     if chosen == "locomo":
         return read_locomo(path, default_tz)
     if chosen == "generic":

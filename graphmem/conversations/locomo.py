@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from datetime import timezone, tzinfo
 from pathlib import Path
@@ -13,6 +14,8 @@ from pydantic import ValidationError as PydanticValidationError
 from graphmem.conversations.files import first_error, load_json
 from graphmem.conversations.models import Conversation, QAItem, Turn, parse_timestamp
 from graphmem.errors import InputFormatError
+
+logger = logging.getLogger(__name__)
 
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
 

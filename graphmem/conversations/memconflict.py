@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,8 @@ from pydantic import ValidationError as PydanticValidationError
 from graphmem.conversations.files import first_error, iter_jsonl
 from graphmem.conversations.models import Conversation, Turn, parse_timestamp
 from graphmem.errors import InputFormatError
+
+logger = logging.getLogger(__name__)
 
 class _McSession(BaseModel):
     Session_ID: int

@@ -3,6 +3,7 @@ per-task builds, SIMILAR_TASK rows (eqs. 2, 6) and the query rows of a batch of 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import networkx as nx
@@ -21,6 +22,8 @@ from graphmem.experience.matching import fgw_match
 from graphmem.experience.trajectories import Trajectory
 from graphmem.llm import LLMUsage
 from graphmem.names import node_id
+
+logger = logging.getLogger(__name__)
 
 
 class TaskBuild:
@@ -79,13 +82,12 @@ def similar_edges(builds: list[TaskBuild], vectors: np.ndarray, k: int, tau: flo
             cache[key] = (insight, workflow_rules(common, "cross"))
         insight, rules = cache[key]
         rows.append({
-            "source": node_id(namespace, "task", builds[i].expert.task_id), "target": node_id(namespace, "task", builds[j].expert.task_id),
+            "source": node_id(namespace, "task", builds[i].expert.task_id),
+            "target": node_id(namespace, "task", builds[j].expert.task_id),
             "similarity": s, "cross_insight": insight.text, "cross_renderer": insight.renderer,
             "cross_observations": [r.observation for r in rules],
             "cross_actions": [r.action_key for r in rules],
             "cross_raw": [r.action_raw for r in rules]})
-        if progress:
-            progress("similar", done + 1, len(pairs))
     return rows
 
 

@@ -3,12 +3,15 @@ pydantic models in and out. Every query is scoped by the namespace."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from pydantic import BaseModel
 
 from graphmem.graph.runner import QueryRunner
 from graphmem.names import validate_namespace
+
+logger = logging.getLogger(__name__)
 
 
 class RecalledTask(BaseModel):
@@ -80,6 +83,7 @@ class ExperienceStore:
         for (name, _params), rows in zip(steps, answers, strict=True):
             if name in labels:
                 created[labels[name]] = sum(int(r["created"]) for r in rows)
+        logger.debug("experience write unit: %d tasks, created %s", len(tasks), created)
         return created, len(tasks) - created["Task"]
 
     def write_similar(self, rows: list[dict]) -> None:

@@ -13,6 +13,7 @@ fails twice (:class:`~graphmem.errors.ControllerError`) leaves the graph untouch
 
 from __future__ import annotations
 
+import logging
 import json
 from collections.abc import Sequence
 from typing import Any, Literal, Optional, Protocol, runtime_checkable
@@ -28,6 +29,8 @@ from graphmem.insight.models import (
 )
 from graphmem.insight.rendering import render_insight
 from graphmem.llm import LLMUsage, invoke_structured
+
+logger = logging.getLogger(__name__)
 
 CONTROLLER_OPERATION = "insight.controller"
 

@@ -3,6 +3,7 @@ models out. Every query is scoped by the store's namespace."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,6 +11,8 @@ import numpy as np
 
 from graphmem.graph.runner import QueryRunner
 from graphmem.insight.models import InsightHistory, InsightItem, InsightState
+
+logger = logging.getLogger(__name__)
 
 Step = tuple[str, dict[str, Any]]
 

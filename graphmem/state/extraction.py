@@ -12,6 +12,7 @@ Two extractors fill the same vocabulary:
 
 from __future__ import annotations
 
+import logging
 import json
 import re
 from collections.abc import Sequence
@@ -22,6 +23,8 @@ from pydantic import BaseModel, Field
 from graphmem.conversations import Turn
 from graphmem.llm import LLMUsage, invoke_structured
 from graphmem.state.models import Extraction
+
+logger = logging.getLogger(__name__)
 
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|ours)\b", re.I)
 _CONDITION = re.compile(r"\b(?:when(?:ever)?|if|during|on weekends|in the (?:morning|evening))\b[^.,;!?]*",

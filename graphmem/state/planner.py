@@ -9,6 +9,7 @@ evidence gathered so far, within a round budget.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -20,6 +21,8 @@ from graphmem.llm import LLMUsage, invoke_structured
 from graphmem.memory import Round
 from graphmem.state.models import Action, Intent
 from graphmem.state.models import StateItem
+
+logger = logging.getLogger(__name__)
 
 _RULES: list[tuple[Intent, re.Pattern[str]]] = [
     ("history", re.compile(r"\b(used to|previously|before (?:that|moving|changing)|formerly|"

@@ -8,9 +8,12 @@ per extra action. Source ids are then listed in hit order, unique.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 
 from graphmem.state.models import StateItem
+
+logger = logging.getLogger(__name__)
 
 
 def fuse_keyword(dense: dict[str, float], keyword: dict[str, float], keyword_weight: float) -> dict[str, float]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -10,6 +11,8 @@ import numpy as np
 
 from graphmem.graph.runner import QueryRunner
 from graphmem.state.models import StateItem
+
+logger = logging.getLogger(__name__)
 
 #: Minimum oversampling of vector index queries before namespace filtering.
 MIN_OVERSAMPLE = 500
@@ -76,6 +79,8 @@ class StateStore:
             steps.append(("state/apply_state_evidence", {
                 "namespace": self.namespace, "topic_id": st["topic_id"], "event_id": st["event_id"],
                 "state": st["state"], "confirm_threshold": confirm_threshold}))
+        logger.debug("state write unit: %d topics, %d events, %d states", len(topics), len(events),
+                     len(states))
         return self.runner.write_many(steps) if steps else []
 
     def link_related(self, event_ids: Sequence[str], threshold: float, per_event: int) -> int:

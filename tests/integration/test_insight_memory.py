@@ -187,10 +187,10 @@ def test_cli_recall_json(graph, neo4j_server, namespace, monkeypatch) -> None:
     from graphmem.cli.insight import app
 
     monkeypatch.setenv("NEO4J_URI", neo4j_server["uri"])
-    out = CliRunner().invoke(app, ["recall", TEXTS[2], "--k", "5", "--lambda", "0.5",
-                                   "--namespace", namespace, "--json"])
+    out = CliRunner().invoke(app, ["recall", TEXTS[2], "--k", "3", "--query-k", "5",
+                                   "--lambda", "0.5", "--namespace", namespace, "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
-    assert data["params"] == {"k": 5, "lambda": 0.5, "b": 3}
-    assert [(i["s"], i["c"], i["r"]) for i in data["insights"]] == [(2, 1, 1.5), (2, 2, 1.0),
-                                                                    (1, 0, 1.0)]
+    assert data["rounds"][0]["details"]["query_k"] == 5 and data["rounds"][0]["details"]["lam"] == 0.5
+    assert [(i["s"], i["c"], i["r"]) for i in data["items"]] == [(2, 1, 1.5), (2, 2, 1.0),
+                                                                 (1, 0, 1.0)]
