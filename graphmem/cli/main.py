@@ -173,7 +173,7 @@ def memories(
     numbers: dict[str, dict[str, int]] = {}
     if counts:
         numbers = _try_counts(namespace)
-    columns = ["memory", "labels", "summary"] + (["nodes"] if numbers else [])
+    columns = ["memory", "labels", "summary"] + (["counts"] if numbers else [])
     table = Table(*columns)
     for spec in MEMORY_REGISTRY.values():
         row = [spec.name, ", ".join(spec.labels), spec.summary]

@@ -55,7 +55,7 @@ def recall(
         console.print_json(json.dumps(result.to_json_dict()))
         return
     console.print(f"controller: {result.controller}")
-    print_recall(result, extra=("occurred_at", "valid_from", "current", "conflict"))
+    print_recall(result, extra=("occurred_at", "current"))
 
 
 @app.command("eval")

@@ -73,4 +73,4 @@ def test_memories_lists_the_registry_without_a_database() -> None:
     assert result.exit_code == 0, result.output
     for name in memory_names():
         assert name in result.output
-    assert "Episode" in result.output and "nodes" not in result.output
+    assert "Episode" in result.output and "counts" not in result.output
