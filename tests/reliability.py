@@ -13,11 +13,10 @@ import pytest
 from graphmem.experience.trajectories import Trajectory
 from graphmem.graph.registry import CypherRegistry
 from graphmem.graph.runner import QueryRunner
+from graphmem.memory import all_labels
 
 TEST_CYPHER = Path(__file__).parent / "integration" / "cypher"
-LABELS = ("Query", "Step", "Insight", "ControllerDecision", "Task", "DecisionGraph", "Action",
-          "EditOperation", "Topic", "Event", "State", "Cue", "Tag", "Episode", "SemanticUnit",
-          "Theme")
+LABELS = all_labels()  # every registered memory's labels (graphmem.memory registry)
 
 
 @pytest.fixture
