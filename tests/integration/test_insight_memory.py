@@ -49,7 +49,8 @@ def graph(runner, embedder, namespace):
 def test_recall_exact_values_when_every_query_is_a_seed(graph) -> None:
     mem, q, _, _, (a, b, c) = graph
     out = mem.recall("boiling water quickly", k=3, query_k=5, lam=0.5)
-    assert set(out.seed_query_ids) == set(q) and set(out.expanded_query_ids) == set(q)
+    details = out.rounds[0].details
+    assert set(details["seed_query_ids"]) == set(q) and set(details["expanded_query_ids"]) == set(q)
     got = {i.id: (i.s, i.c, i.r) for i in out.items}
     assert got == {a: (2, 1, 1.5), b: (2, 2, 1.0), c: (1, 0, 1.0)}
     assert [i.id for i in out.items] == [a, b, c]  # r desc, then s desc
@@ -170,7 +171,7 @@ def test_bad_input_is_refused_before_writing(graph, runner, namespace) -> None:
         mem.feedback("q", "failed", [], ["not-an-insight"])
     with pytest.raises(TrajectoryError):
         mem.feedback("q", "resolved", ["ok", "  "], [])
-    with pytest.raises(InvalidInputError, match="k="):
+    with pytest.raises(InvalidInputError, match="k must be"):
         mem.recall("q", k=0)
     assert _nodes(runner, namespace) == before
 
