@@ -32,7 +32,6 @@ from graphmem.evaluation.experience import (
     ged_benchmark,
     same_type_hit_at_k,
 )
-from graphmem.experience import ExperienceMemory
 from graphmem.experience.trajectories import read_scienceworld
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "scienceworld"
@@ -51,9 +50,7 @@ def main() -> None:
     parser.add_argument("--t", type=int, default=2)
     args = parser.parse_args()
 
-    from graphmem.config import GraphmemSettings, Neo4jSettings
-    from graphmem.connect import open_runner
-    from graphmem.embeddings import SentenceTransformerEmbedder
+    from graphmem import GraphMemory
 
     train = read_scienceworld(DATA / "sciworld_gold_train.jsonl", limit=args.train_limit)
     dev = read_scienceworld(DATA / "sciworld_gold_dev.jsonl")
@@ -72,26 +69,26 @@ def main() -> None:
     print("fgw timing...", file=sys.stderr)
     out["fgw"] = fgw_timing(train[:400])
 
-    embedder = SentenceTransformerEmbedder()
-    runner = open_runner(Neo4jSettings(), GraphmemSettings())
-    runner.write("core/delete_namespace", namespace=args.namespace)
-    mem = ExperienceMemory(runner=runner, embedder=embedder, namespace=args.namespace)
-    print("build...", file=sys.stderr)
-    report = mem.build(train, explore_train, k=args.k, tau=0.5)
+    facade = GraphMemory.from_settings(namespace=args.namespace, migrate=True)
+    facade.delete_namespace()
+    mem = facade.experience
+    print("ingest...", file=sys.stderr)
+    report = mem.ingest(train, explorations=explore_train, k=args.k, tau=0.5)
     out["build"] = report.model_dump(exclude={"llm_usage"})
     out["build"]["counts"] = mem.counts()
     began = time.perf_counter()
-    report2 = mem.build(train, explore_train, k=args.k, tau=0.5)
+    report2 = mem.ingest(train, explorations=explore_train, k=args.k, tau=0.5)
     out["rebuild"] = {"seconds": round(time.perf_counter() - began, 1),
                       "counts_unchanged": mem.counts() == out["build"]["counts"],
-                      "tasks": report2.tasks}
+                      "created": report2.created, "skipped": report2.skipped}
 
     print("recall...", file=sys.stderr)
     hit = same_type_hit_at_k(mem, dev, k=5)
     out["dev_same_type_hit_at_5"] = hit["hit@5"]
     out["recall_ms_median"] = hit["recall_ms_median"]
-    out["correction"] = correction_hit_rate(mem, embedder, train, explore_dev, by_key, k=args.k, t=args.t)
-    runner.close()
+    out["correction"] = correction_hit_rate(mem, facade.embedder, train, explore_dev, by_key,
+                                            k=args.k, t=args.t)
+    facade.close()
     print(json.dumps(out, indent=2))
 
 

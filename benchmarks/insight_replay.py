@@ -13,9 +13,7 @@ import argparse
 import json
 import time
 
-from graphmem.config import Neo4jSettings
-from graphmem.connect import open_runner
-from graphmem.embeddings import SentenceTransformerEmbedder
+from graphmem import GraphMemory
 from graphmem.insight import OperationSet, replay_sweep
 
 
@@ -26,15 +24,14 @@ def main() -> None:
     parser.add_argument("--lambdas", type=float, nargs="+", default=[0.0, 1.0, 2.0])
     parser.add_argument("--operations", nargs="+", default=["all"],
                         choices=[o.value for o in OperationSet])
-    parser.add_argument("--k", type=int, default=5)
-    parser.add_argument("--b", type=int, default=3)
+    parser.add_argument("--k", type=int, default=3, help="insights recalled per task (top-B)")
+    parser.add_argument("--query-k", type=int, default=5, help="similar queries (eq. 2)")
     args = parser.parse_args()
     began = time.monotonic()
-    with open_runner(Neo4jSettings()) as runner:
-        reports = replay_sweep(runner, SentenceTransformerEmbedder(), args.dataset, args.limit,
-                               lambdas=args.lambdas,
+    with GraphMemory.from_settings(migrate=True) as mem:
+        reports = replay_sweep(mem, args.dataset, args.limit, lambdas=args.lambdas,
                                operation_sets=[OperationSet(o) for o in args.operations],
-                               k=args.k, b=args.b)
+                               k=args.k, query_k=args.query_k)
     print(json.dumps({
         "dataset": args.dataset, "limit": args.limit, "note": reports[0].note,
         "outcome_source": reports[0].outcome_source,

@@ -1,13 +1,19 @@
 """graphmem: graph memory for LLM agents in Neo4j.
 
 Four published memory designs on one schema: insight memory (EvoGraph-Mem), experience memory
-(EMG), state memory (EMIR² SEMG) and associative memory (MRAgent). ``import graphmem`` is light:
-torch and the memories load on first use.
+(EMG), state memory (EMIR² SEMG) and associative memory (MRAgent), each a
+:class:`graphmem.memory.Memory` in the registry :data:`graphmem.memory.MEMORY_REGISTRY`.
+``import graphmem`` is light: torch and the memories load on first use. Logging goes to the
+``graphmem`` logger (a ``NullHandler`` by default).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
+
+# A library never configures logging: the application (or ``graphmem -v``) does.
+logging.getLogger("graphmem").addHandler(logging.NullHandler())
 
 __version__ = "0.1.0"
 

@@ -1,4 +1,5 @@
-"""The edge: turn settings into a running connection (driver, registry, runner).
+"""The edge: turn settings into a running connection — a :class:`~graphmem.GraphMemory` facade
+or a :class:`~graphmem.graph.migrations.Migrator`.
 
 With ``NEO4J_URI`` set, that server is used; otherwise the local launcher is started (or reused)
 under ``GRAPHMEM_HOME``.
@@ -6,10 +7,19 @@ under ``GRAPHMEM_HOME``.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
 from graphmem.config import GraphmemSettings, Neo4jSettings
-from graphmem.graph.connection import open_driver
-from graphmem.graph.registry import CypherRegistry
-from graphmem.graph.runner import QueryRunner
+from graphmem.graph import connection
+
+if TYPE_CHECKING:
+    from graphmem.facade import GraphMemory
+    from graphmem.graph.migrations import Migrator
+
+logger = logging.getLogger(__name__)
 
 
 def launch_local(settings: GraphmemSettings, neo4j: Neo4jSettings | None = None):
@@ -61,19 +71,61 @@ def resolve_uri(neo4j: Neo4jSettings, settings: GraphmemSettings, start_local: b
     return running.bolt_uri if running else f"bolt://127.0.0.1:{settings.bolt_port}"
 
 
-def open_runner(
+def _open(neo4j: Neo4jSettings, settings: GraphmemSettings, start_local: bool) -> Any:
+    uri = resolve_uri(neo4j, settings, start_local=start_local)
+    logger.info("connecting to %s (database %s)", uri, neo4j.database)
+    return connection.open_runner(uri, neo4j.username, neo4j.password.get_secret_value(),
+                                  neo4j.database)
+
+
+def open_memory_at(
     neo4j: Neo4jSettings | None = None,
     settings: GraphmemSettings | None = None,
+    namespace: str | None = None,
+    llm: Any | None = None,
+    migrate: bool = False,
     start_local: bool = True,
-) -> QueryRunner:
-    """A :class:`QueryRunner` that owns its driver, from settings (read from the environment
-    when not given).
+) -> GraphMemory:
+    """A :class:`~graphmem.GraphMemory` from settings (read from the environment when not
+    given) that owns its connection: close it (or use it as a context manager).
 
+    Args:
+        namespace: tenant (default ``GRAPHMEM_NAMESPACE``).
+        migrate: apply pending migrations first.
+        start_local: start the local Neo4j when ``NEO4J_URI`` is unset (else only connect).
     Raises:
-        LauncherError, ServiceUnavailableError, AuthenticationError.
+        LauncherError, ServiceUnavailableError, AuthenticationError, MigrationError,
+        EmbeddingDimensionError.
     """
+    from graphmem.embeddings import embedder_from_name
+    from graphmem.facade import GraphMemory
+    from graphmem.graph.migrations import Migrator
+
     neo4j = neo4j or Neo4jSettings()
     settings = settings or GraphmemSettings()
-    uri = resolve_uri(neo4j, settings, start_local=start_local)
-    driver = open_driver(uri, neo4j.username, neo4j.password.get_secret_value())
-    return QueryRunner(driver, CypherRegistry.load(), database=neo4j.database, owns_driver=True)
+    runner = _open(neo4j, settings, start_local)
+    try:
+        if migrate:
+            Migrator(runner, vector_dimension=settings.vector_dimension).migrate()
+        return GraphMemory(runner, embedder_from_name(settings.embedding_model),
+                           namespace=settings.namespace if namespace is None else namespace,
+                           llm=llm)
+    except BaseException:
+        runner.close()
+        raise
+
+
+@contextmanager
+def open_migrator(neo4j: Neo4jSettings | None = None,
+                  settings: GraphmemSettings | None = None) -> Iterator[Migrator]:
+    """A :class:`~graphmem.graph.migrations.Migrator` on the configured database; the
+    connection closes when the block ends."""
+    from graphmem.graph.migrations import Migrator
+
+    neo4j = neo4j or Neo4jSettings()
+    settings = settings or GraphmemSettings()
+    runner = _open(neo4j, settings, True)
+    try:
+        yield Migrator(runner, vector_dimension=settings.vector_dimension)
+    finally:
+        runner.close()

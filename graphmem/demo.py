@@ -11,6 +11,7 @@ Everything runs on the heuristic path (no LLM), so the LLM call count is zero.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -23,6 +24,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from graphmem.errors import ConfigurationError, GraphmemError
+
+logger = logging.getLogger(__name__)
 
 LOCOMO_HINT = (
     "LoCoMo (CC BY-NC 4.0) is published with the paper 'Evaluating Very Long-Term Conversational"
@@ -87,11 +90,8 @@ def run_demo(
         ConfigurationError: the LoCoMo file is missing (the message says where to get it).
     """
     from graphmem.config import GraphmemSettings, Neo4jSettings
-    from graphmem.connect import open_runner
-    from graphmem.conversation import read_conversations
-    from graphmem.embeddings import embedder_from_name
-    from graphmem.facade import GraphMemory
-    from graphmem.graph.migrations import Migrator
+    from graphmem.connect import open_memory_at
+    from graphmem.conversations import read_conversations
 
     console = console or Console()
     timings = Timings()
@@ -100,19 +100,13 @@ def run_demo(
     if not locomo.is_file():
         raise ConfigurationError(f"LoCoMo file not found: {locomo}. {LOCOMO_HINT}")
 
-    with timings.step(console, "Neo4j"):
-        runner = open_runner(neo4j_settings, settings)
-        version = runner.read("core/ping")[0]
+    with timings.step(console, "Neo4j, migrations, embedder"):
+        mem = open_memory_at(neo4j_settings, settings, namespace=namespace, migrate=True)
+        version = mem.query("core/ping")[0]
         where = neo4j_settings.uri or f"local launcher, bolt://127.0.0.1:{settings.bolt_port}"
         console.print(f"Neo4j {version['version']} {version['edition']} at {where}")
-    with timings.step(console, "Migrations"):
-        applied = Migrator(runner, vector_dimension=settings.vector_dimension).migrate()
-        console.print(f"applied {len(applied)} migration(s)" if applied else "schema up to date")
-    with timings.step(console, "Embedder"):
-        embedder = embedder_from_name(settings.embedding_model)
-        embedder.embed_query("warm up")
-        console.print(f"{settings.embedding_model}: {embedder.dimension} dimensions")
-    mem = GraphMemory(runner, embedder, namespace=namespace)
+        mem.embedder.embed_query("warm up")
+        console.print(f"{settings.embedding_model}: {mem.embedder.dimension} dimensions")
     with timings.step(console, f"Fresh namespace {namespace!r}"):
         deleted = mem.delete_namespace()
         console.print(f"removed {deleted} node(s) of an earlier run")
@@ -123,24 +117,19 @@ def run_demo(
     with timings.step(console, f"State memory: LoCoMo conversation {conversation.id}"):
         with _progress(console) as bar:
             task = bar.add_task("state ingest (turns)", total=turns)
-            report = mem.state.ingest([conversation], progress=lambda n: bar.update(task, completed=n))
+            report = mem.state.ingest([conversation], progress=lambda n: bar.advance(task, n))
             bar.update(task, completed=turns)
-        console.print(f"{report.events_new} events, {report.topics_new} topics, states "
-                      f"{dict(report.state_relations)}, {report.related_edges} cross-topic edges "
-                      f"({report.extractor} extractor)")
+        console.print(_report_line(report))
     with timings.step(console, f"Associative memory: LoCoMo conversation {conversation.id}"):
         with _progress(console) as bar:
             task = bar.add_task("associative ingest (episodes)", total=turns)
-            areport = mem.associative.ingest_conversations(
-                [conversation], progress=lambda n: bar.advance(task, n))
-        console.print(f"{areport.episodes} episodes, {areport.cues} cues, {areport.tags} tags, "
-                      f"{areport.semantic_units} semantic units, {areport.themes} themes "
-                      f"({areport.extractor} extractor)")
+            areport = mem.associative.ingest([conversation], progress=lambda n: bar.advance(task, n))
+        console.print(_report_line(areport))
 
     gold_train = data / "scienceworld" / "sciworld_gold_train.jsonl"
     with timings.step(console, f"Experience memory: {science_tasks} ScienceWorld tasks"):
         explorations = _explorations(console, gold_train, science_tasks, settings.home)
-        xreport = mem.experience.build_from_files(gold_train, explorations, limit=science_tasks)
+        xreport = mem.experience.ingest_files(gold_train, explorations, limit=science_tasks)
         console.print(_short(_report_line(xreport), 200))
 
     with timings.step(console, f"Insight memory: {fever_claims} FEVER claims replayed"):
@@ -161,12 +150,11 @@ def run_demo(
         for claim in _fever_tail(data, fever_claims, 2):
             recalls.append(_show_insight(console, mem, claim))
 
-    counts = {row["label"]: row["nodes"] for row in
-              runner.read("core/count_namespace_nodes", namespace=namespace)}
+    counts = {label: n for per in mem.counts().values() for label, n in per.items() if n}
     from graphmem.llm import LLMUsage
 
     usage = LLMUsage()
-    for memory in (mem.state, mem.associative, mem.experience, mem.insight):
+    for memory in mem.memories().values():
         usage.merge(memory.llm_usage)
     llm_calls = usage.calls
     _summary(console, timings, counts, llm_calls, namespace, settings, neo4j_settings)
@@ -176,9 +164,11 @@ def run_demo(
 
 
 def _report_line(report: Any) -> str:
-    data = report.model_dump() if hasattr(report, "model_dump") else dict(report)
-    keep = {k: v for k, v in data.items() if isinstance(v, (int, float, str)) and k != "namespace"}
-    return ", ".join(f"{k}={v}" for k, v in keep.items())
+    """One line of an :class:`~graphmem.memory.IngestReport`."""
+    created = ", ".join(f"{n} {kind}" for kind, n in report.created.items()) or "nothing new"
+    skipped = ", ".join(f"{n} {kind}" for kind, n in report.skipped.items())
+    return (f"{report.inputs} inputs: created {created}" + (f"; skipped {skipped}" if skipped else "")
+            + f" ({report.extractor} extractor, {report.seconds:.1f} s)")
 
 
 def _explorations(console: Console, gold: Path, tasks: int, home: Path) -> Path | None:
@@ -240,65 +230,45 @@ def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
 CATEGORY = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
 
+def _show(console: Console, result: Any, ms: float, gold: set[str] | None = None,
+          note: str = "") -> dict[str, Any]:
+    """One recall result as a table (any memory: rank, kind, text, source ids, score, path) and
+    its JSON summary; ✓ marks an item resting on gold evidence."""
+    rounds = " → ".join(r.action for r in result.rounds)
+    table = _table(f"{result.memory} recall {note}{result.query!r} — {ms:.0f} ms"
+                   + (f", rounds {rounds}" if rounds else ""),
+                   "#", "kind", "text", "source ids", "score", "path")
+    for i, item in enumerate(result.items[:5], 1):
+        mark = " ✓" if gold and gold & set(item.source_ids) else ""
+        path = " → ".join(f"{s.node}:{_short(s.text, 24)}" for s in item.path[-3:])
+        table.add_row(str(i), item.kind, _short(item.text, 80),
+                      ", ".join(item.source_ids[:4]) + mark, f"{item.score:.3f}", path)
+    console.print(table)
+    return {"memory": result.memory, "query": result.query, "ms": round(ms, 1),
+            "ids": [item.id for item in result.items[:5]], "source_ids": result.source_ids(5),
+            "rounds": len(result.rounds), **({"gold": sorted(gold)} if gold else {})}
+
+
 def _show_state(console: Console, mem: Any, q: Any) -> dict[str, Any]:
     result, ms = _timed(lambda: mem.state.recall(q.question, k=5))
-    gold = set(q.evidence)
-    table = _table(f"state recall [{CATEGORY.get(q.category, q.category)}] {q.question!r} — "
-                   f"{ms:.0f} ms, intent {result.intent}, rounds "
-                   f"{' → '.join(str(r.action) for r in result.rounds)}",
-                   "#", "kind", "text", "dia_id", "score")
-    for i, hit in enumerate(result.hits[:5], 1):
-        mark = " ✓" if gold & set(hit.source_ids) else ""
-        table.add_row(str(i), hit.kind, _short(hit.text), ", ".join(hit.source_ids) + mark,
-                      f"{hit.score:.3f}")
-    console.print(table)
+    out = _show(console, result, ms, set(q.evidence), f"[{CATEGORY.get(q.category, q.category)}] ")
     console.print(f"gold evidence: {', '.join(q.evidence)}; answer: {q.answer}")
-    return {"memory": "state", "question": q.question, "ms": round(ms, 1),
-            "source_ids": result.source_ids[:5], "gold": q.evidence}
+    return out
 
 
 def _show_associative(console: Console, mem: Any, q: Any) -> dict[str, Any]:
-    result, ms = _timed(lambda: mem.associative.recall(q.question))
-    gold = set(q.evidence)
-    table = _table(f"associative recall {q.question!r} — {ms:.0f} ms, {result.rounds} round(s), "
-                   f"stop: {result.stop_reason}", "#", "text", "dia_id", "path")
-    for i, ev in enumerate(result.evidence[:5], 1):
-        mark = " ✓" if gold & set(ev.source_ids) else ""
-        path = " → ".join(f"{s.node}:{_short(s.text, 24)}" for s in ev.path[-3:])
-        table.add_row(str(i), _short(ev.text, 70), ", ".join(ev.source_ids) + mark, path)
-    console.print(table)
-    return {"memory": "associative", "question": q.question, "ms": round(ms, 1),
-            "source_ids": result.ranked_source_ids(5), "gold": q.evidence,
-            "rounds": result.rounds}
+    result, ms = _timed(lambda: mem.associative.recall(q.question, k=5))
+    return _show(console, result, ms, set(q.evidence))
 
 
 def _show_experience(console: Console, mem: Any, query: str) -> dict[str, Any]:
     result, ms = _timed(lambda: mem.experience.recall(query, k=3, t=2))
-    table = _table(f"experience recall {_short(query, 80)!r} — {ms:.0f} ms",
-                   "task id", "similarity", "task", "insight")
-    for exp in result.experiences:
-        task = exp.task
-        table.add_row(str(task.id)[:8], f"{task.similarity:.3f}", _short(task.query, 50),
-                      _short(task.intra_insight or "", 90))
-        for cross in exp.cross:
-            table.add_row("  ↳ " + cross.neighbour_id[:8], f"{cross.neighbour_similarity:.3f}",
-                          "similar task: " + _short(cross.neighbour_query, 40),
-                          _short(cross.insight or "", 90))
-    console.print(table)
-    return {"memory": "experience", "query": query, "ms": round(ms, 1),
-            "task_ids": [e.task.id for e in result.experiences]}
+    return _show(console, result, ms)
 
 
 def _show_insight(console: Console, mem: Any, claim: str) -> dict[str, Any]:
-    result, ms = _timed(lambda: mem.insight.recall(claim, k=5, lam=1.0, b=3))
-    table = _table(f"insight recall {claim!r} — {ms:.0f} ms", "insight", "s", "c", "r",
-                   "supported by (query ids)")
-    for ins in result.insights:
-        table.add_row(_short(ins.content, 80), str(ins.s), str(ins.c), f"{ins.r:.1f}",
-                      ", ".join(i[:8] for i in ins.supporting_query_ids[:4]))
-    console.print(table)
-    return {"memory": "insight", "query": claim, "ms": round(ms, 1),
-            "insight_ids": [i.id for i in result.insights]}
+    result, ms = _timed(lambda: mem.insight.recall(claim, k=3, query_k=5, lam=1.0))
+    return _show(console, result, ms)
 
 
 def _summary(console: Console, timings: Timings, counts: dict[str, int], llm_calls: int,

@@ -1,23 +1,27 @@
-"""``GraphMemory``: the facade, one attribute per memory.
+"""``GraphMemory``: the facade, one attribute per registered memory.
 
     with GraphMemory.from_settings() as mem:
         mem.state.ingest_file("locomo.json")
-        mem.state.recall("When did Caroline go to the LGBTQ support group?")
+        mem.state.recall("When did Caroline go to the LGBTQ support group?", k=5)
+        other = mem.scoped("team-b")          # same connection, another tenant
+
+The memories come from the registry (:data:`graphmem.memory.MEMORY_REGISTRY`): ``mem.<name>``
+and ``mem.memory(name)`` work for every registered memory, including one registered at run
+time; nothing here names a memory except the typed properties of the four built-ins.
 """
 
 from __future__ import annotations
 
-from functools import cached_property
+import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from graphmem.embeddings import Embedder, ValidatingEmbedder, embedder_from_name
+from graphmem.embeddings import Embedder, ValidatingEmbedder
 from graphmem.errors import InvalidInputError
 from graphmem.graph.indexes import check_vector_dimension
 from graphmem.graph.runner import QueryRunner
+from graphmem.memory import Memory, memory_names, memory_spec
 from graphmem.names import validate_namespace
-
-#: The memories of the facade, by attribute name.
-MEMORY_NAMES = ("insight", "experience", "state", "associative")
 
 if TYPE_CHECKING:
     from graphmem.associative import AssociativeMemory
@@ -25,12 +29,15 @@ if TYPE_CHECKING:
     from graphmem.insight import InsightMemory
     from graphmem.state import StateMemory
 
+logger = logging.getLogger(__name__)
+
 
 class GraphMemory:
-    """All four memories on one Neo4j database and one namespace.
+    """Every registered memory on one Neo4j database and one namespace.
 
     Args:
-        runner: the query runner (see :func:`graphmem.connect.open_runner`).
+        runner: the query runner of a migrated database (see
+            :func:`graphmem.graph.connection.open_runner`; :meth:`from_settings` builds one).
         embedder: text embedder; its dimension must match the vector indexes. Kept as
             ``self.embedder`` wrapped in :class:`~graphmem.embeddings.ValidatingEmbedder`, so its
             output is checked (shape, NaN) on every call.
@@ -49,11 +56,16 @@ class GraphMemory:
         namespace: str = "default",
         llm: Any | None = None,
     ):
+        self._setup(runner, embedder, namespace, llm)
+        check_vector_dimension(runner, embedder.dimension)
+
+    def _setup(self, runner: Any, embedder: Embedder, namespace: str, llm: Any) -> None:
         self.runner = runner
-        self.embedder = ValidatingEmbedder(embedder)
+        self.embedder = (embedder if isinstance(embedder, ValidatingEmbedder)
+                         else ValidatingEmbedder(embedder))
         self.namespace = validate_namespace(namespace)
         self.llm = llm
-        check_vector_dimension(runner, embedder.dimension)
+        self._memories: dict[str, Memory] = {}
 
     @classmethod
     def from_settings(
@@ -61,76 +73,116 @@ class GraphMemory:
     ) -> GraphMemory:
         """Build from the environment (``NEO4J_*``, ``GRAPHMEM_*``), starting the local Neo4j
         when no ``NEO4J_URI`` is set. ``migrate=True`` applies pending migrations first."""
-        from graphmem.config import GraphmemSettings, Neo4jSettings
-        from graphmem.connect import open_runner
+        from graphmem.connect import open_memory_at
 
-        settings = GraphmemSettings()
-        runner = open_runner(Neo4jSettings(), settings)
-        if migrate:
-            from graphmem.graph.migrations import Migrator
+        return open_memory_at(namespace=namespace, llm=llm, migrate=migrate)
 
-            Migrator(runner, vector_dimension=settings.vector_dimension).migrate()
-        return cls(
-            runner,
-            embedder_from_name(settings.embedding_model),
-            namespace=settings.namespace if namespace is None else namespace,
-            llm=llm,
-        )
+    # -- the memories -------------------------------------------------------------------------
 
-    def _kwargs(self) -> dict[str, Any]:
-        return {"runner": self.runner, "embedder": self.embedder, "namespace": self.namespace,
-                "llm": self.llm}
-
-    @cached_property
-    def insight(self) -> InsightMemory:
-        """Insight memory (EvoGraph-Mem)."""
-        from graphmem.insight import InsightMemory
-
-        return InsightMemory(**self._kwargs())
-
-    @cached_property
-    def experience(self) -> ExperienceMemory:
-        """Experience memory (EMG)."""
-        from graphmem.experience import ExperienceMemory
-
-        return ExperienceMemory(**self._kwargs())
-
-    @cached_property
-    def state(self) -> StateMemory:
-        """State memory (EMIR² SEMG)."""
-        from graphmem.state import StateMemory
-
-        return StateMemory(**self._kwargs())
-
-    @cached_property
-    def associative(self) -> AssociativeMemory:
-        """Associative memory (MRAgent)."""
-        from graphmem.associative import AssociativeMemory
-
-        return AssociativeMemory(**self._kwargs())
-
-    def memory(self, name: str) -> Any:
-        """The memory called ``name`` (one of :data:`MEMORY_NAMES`), e.g. ``mem.memory("state")``.
+    def memory(self, name: str) -> Memory:
+        """The registered memory called ``name`` (built on first use, then cached), e.g.
+        ``mem.memory("state")``.
 
         Raises:
-            InvalidInputError: an unknown memory name (named in the message).
+            InvalidInputError: an unknown memory name (the message lists the registered ones).
         """
-        if name not in MEMORY_NAMES:
-            raise InvalidInputError(f"unknown memory {name!r}: use one of {', '.join(MEMORY_NAMES)}")
-        return getattr(self, name)
+        cached = self._memories.get(name)
+        if cached is not None:
+            return cached
+        cls = memory_spec(name).load()
+        instance = cls(runner=self.runner, embedder=self.embedder, namespace=self.namespace,
+                       llm=self.llm)
+        self._memories[name] = instance
+        return instance
+
+    def memories(self) -> dict[str, Memory]:
+        """Every registered memory, name → instance, in registry order."""
+        return {name: self.memory(name) for name in memory_names()}
+
+    def __getattr__(self, name: str) -> Memory:
+        # Only called when normal lookup fails: ``mem.<registered memory>``.
+        if name.startswith("_") or name not in memory_names():
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r} "
+                                 f"(registered memories: {', '.join(memory_names())})")
+        return self.memory(name)
+
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), *memory_names()})
+
+    @property
+    def insight(self) -> InsightMemory:
+        """Insight memory (EvoGraph-Mem)."""
+        return self.memory("insight")  # type: ignore[return-value]
+
+    @property
+    def experience(self) -> ExperienceMemory:
+        """Experience memory (EMG)."""
+        return self.memory("experience")  # type: ignore[return-value]
+
+    @property
+    def state(self) -> StateMemory:
+        """State memory (EMIR² SEMG)."""
+        return self.memory("state")  # type: ignore[return-value]
+
+    @property
+    def associative(self) -> AssociativeMemory:
+        """Associative memory (MRAgent)."""
+        return self.memory("associative")  # type: ignore[return-value]
+
+    # -- tenants ------------------------------------------------------------------------------
+
+    def scoped(self, namespace: str, *, wrap_runner: Callable[[Any], Any] | None = None,
+               wrap_embedder: Callable[[Any], Any] | None = None) -> GraphMemory:
+        """The same connection, embedder and llm on another ``namespace`` (a new facade; this
+        one is unchanged). Closing the scoped facade does not close the shared connection.
+
+        Args:
+            namespace: the other tenant.
+            wrap_runner, wrap_embedder: optional proxies around the runner / embedder (e.g. the
+                benchmark's timing proxies), applied to the scoped facade only.
+        Raises:
+            InvalidInputError: a bad namespace.
+        """
+        runner = self.runner if wrap_runner is None else wrap_runner(self.runner)
+        embedder = self.embedder if wrap_embedder is None else wrap_embedder(self.embedder)
+        scoped = object.__new__(GraphMemory)  # the vector dimension was checked by this facade
+        scoped._setup(runner, embedder, namespace, self.llm)
+        scoped._borrowed = True
+        return scoped
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Node counts of this namespace per memory, ``{memory: {label: n}}`` (each memory's
+        own :meth:`~graphmem.memory.Memory.counts`)."""
+        return {name: memory.counts() for name, memory in self.memories().items()}
+
+    def query(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        """Run the named Cypher query ``name`` (a registry name such as ``"bench/count_units"``)
+        with ``namespace`` set to this facade's; for tools above the memories (benchmarks,
+        evaluation baselines) that need a query of their own. The transaction kind is the
+        query's declared mode.
+
+        Raises:
+            UnknownQueryError, QueryError, DatabaseError subclasses.
+        """
+        if "namespace" in params:
+            raise InvalidInputError("query(): the namespace is the facade's; do not pass one")
+        declared = self.runner.registry.get(name).params
+        if "namespace" in declared:
+            params = {**params, "namespace": self.namespace}
+        return self.runner.run(name, **params)
 
     def delete_namespace(self, batch_size: int = 10_000) -> int:
-        """Delete every node of this namespace with its relationships, in write transactions of
-        at most ``batch_size`` nodes each (so a large tenant never needs one huge transaction),
-        until none is left. Other namespaces are not touched. Explicit and irreversible: memory
-        edits archive, only this deletes.
+        """Delete every node of this namespace (the labels of every registered memory) with its
+        relationships, in write transactions of at most ``batch_size`` nodes each (so a large
+        tenant never needs one huge transaction), until none is left. Other namespaces are not
+        touched. Explicit and irreversible: memory edits archive, only this deletes.
 
         Returns:
             The number of nodes deleted.
         Raises:
             InvalidInputError: ``batch_size`` < 1. DatabaseError subclasses.
         """
-        if not isinstance(batch_size, int) or batch_size < 1:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise InvalidInputError(f"batch_size must be a positive integer, got {batch_size!r}")
         total = 0
         while True:
@@ -138,12 +190,19 @@ class GraphMemory:
                                      batch=batch_size)
             deleted = int(rows[0]["deleted"]) if rows else 0
             if deleted == 0:
+                logger.info("deleted namespace %r: %d nodes", self.namespace, total)
                 return total
             total += deleted
 
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    _borrowed = False
+
     def close(self) -> None:
-        """Close the runner (and its driver if it owns it)."""
-        self.runner.close()
+        """Close the runner (and its driver if it owns it); a no-op on a :meth:`scoped` facade,
+        which borrows its parent's connection."""
+        if not self._borrowed:
+            self.runner.close()
 
     def __enter__(self) -> GraphMemory:
         return self

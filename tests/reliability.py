@@ -13,11 +13,10 @@ import pytest
 from graphmem.experience.trajectories import Trajectory
 from graphmem.graph.registry import CypherRegistry
 from graphmem.graph.runner import QueryRunner
+from graphmem.memory import all_labels
 
 TEST_CYPHER = Path(__file__).parent / "integration" / "cypher"
-LABELS = ("Query", "Step", "Insight", "ControllerDecision", "Task", "DecisionGraph", "Action",
-          "EditOperation", "Topic", "Event", "State", "Cue", "Tag", "Episode", "SemanticUnit",
-          "Theme")
+LABELS = all_labels()  # every registered memory's labels (graphmem.memory registry)
 
 
 @pytest.fixture
@@ -149,11 +148,11 @@ class FailingRunner:
 
 def conversation(conv_id: str, turns: list[tuple[str, str]], meta: list[dict] | None = None,
                  start: str = "2024-03-01T09:00:00+00:00"):
-    """A :class:`graphmem.conversation.Conversation` of ``(speaker, text)`` turns one hour apart
+    """A :class:`graphmem.conversations.Conversation` of ``(speaker, text)`` turns one hour apart
     (source ids ``D1:1``, ``D1:2``, ...)."""
     from datetime import datetime, timedelta
 
-    from graphmem.conversation import Conversation, Turn
+    from graphmem.conversations import Conversation, Turn
 
     t0 = datetime.fromisoformat(start)
     out = [Turn(source_id=f"D1:{i + 1}", speaker=s, text=t, timestamp=t0 + timedelta(hours=i),

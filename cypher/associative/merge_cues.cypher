@@ -1,9 +1,17 @@
-// description: MERGE Cue nodes, shared per namespace by normalised text (id = uuid5(namespace, text))
+// description: MERGE Cue nodes, shared per namespace by normalised text (id = uuid5(namespace, text)) (created = nodes new in this call)
 // params: namespace, rows
-// returns: cues
+// returns: created
 // mode: write
 UNWIND $rows AS row
 MERGE (c:Cue {id: row.id})
 ON CREATE SET c.namespace = $namespace, c.created_at = datetime(), c.text = row.text,
-              c.kind = row.kind, c.embedding = row.embedding
-RETURN count(c) AS cues
+              c.kind = row.kind, c.embedding = row.embedding, c._new = true
+WITH collect(DISTINCT c) AS nodes
+CALL {
+  WITH nodes
+  UNWIND nodes AS n
+  WITH n WHERE n._new = true
+  REMOVE n._new
+  RETURN count(n) AS created
+}
+RETURN created

@@ -1,8 +1,9 @@
 // description: delete at most $batch nodes (and their relationships) of one namespace; admin, namespace-wide; run until it deletes 0
+// labels: {{MEMORY_LABELS}} = the labels of every registered memory (graphmem.memory.all_labels()), substituted by CypherRegistry.get
 // params: namespace, batch
 // returns: deleted
 // mode: write
-MATCH (n:Query|Step|Insight|ControllerDecision|Task|DecisionGraph|Action|EditOperation|Topic|Event|State|Cue|Tag|Episode|SemanticUnit|Theme)
+MATCH (n:{{MEMORY_LABELS}})
 WHERE n.namespace = $namespace
 WITH n LIMIT $batch
 DETACH DELETE n

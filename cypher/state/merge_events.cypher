@@ -10,6 +10,8 @@ ON CREATE SET e.namespace = $namespace, e.conversation = row.conversation, e.tex
               e.speaker = row.speaker, e.subject = row.subject, e.session = row.session,
               e.source_ids = row.source_ids, e.occurred_at = row.occurred_at, e.seq = row.seq,
               e.sort_key = row.sort_key, e.embedding = row.embedding, e.topic_id = row.topic_id,
-              e.created_at = datetime()
+              e.created_at = datetime(), e._new = true
 MERGE (e)-[:SUPPORTED_BY]->(t)
-RETURN count(e) AS created
+WITH e, coalesce(e._new, false) AS created
+REMOVE e._new
+RETURN sum(CASE WHEN created THEN 1 ELSE 0 END) AS created

@@ -22,6 +22,7 @@ Protocol:
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -30,6 +31,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from graphmem.associative.reconstruction import ReconstructionConfig
+from graphmem.memory import RecallResult
+
+logger = logging.getLogger(__name__)
 
 #: LoCoMo's QA categories.
 CATEGORY_NAMES: dict[int, str] = {
@@ -100,6 +104,19 @@ def ablation_variants(base: ReconstructionConfig) -> dict[str, ReconstructionCon
     }
 
 
+def rounds_of(result: RecallResult) -> int:
+    """Reconstruction rounds run (round 0, the seeding, not counted)."""
+    return sum(1 for r in result.rounds if r.number > 0)
+
+
+def stop_reason_of(result: RecallResult) -> str:
+    """Why reconstruction stopped (the last round's ``stop_reason``; ``step_budget`` if none)."""
+    for r in reversed(result.rounds):
+        if r.details.get("stop_reason"):
+            return str(r.details["stop_reason"])
+    return "step_budget"
+
+
 def evaluate_locomo(
     memories: dict[str, Any],
     conversations: Sequence[Any],
@@ -114,7 +131,7 @@ def evaluate_locomo(
 
     Args:
         memories: ``{conversation id: AssociativeMemory}`` (already ingested).
-        conversations: LoCoMo conversations with ``qa`` (graphmem.conversation).
+        conversations: LoCoMo conversations with ``qa`` (graphmem.conversations).
         ks: cut-offs.
         ablation_categories: categories the ablation runs on (empty: no ablation).
         config: reconstruction config (default: the memory's).
@@ -142,16 +159,17 @@ def evaluate_locomo(
             base_ids = list(dict.fromkeys(s for e in baseline for s in e.source_ids))
             base.add(category, base_ids, qa.evidence, None, time.monotonic() - began)
             began = time.monotonic()
-            result = memory.recall(qa.question, config=config)
-            assoc.add(category, result.ranked_source_ids(depth), qa.evidence, result.rounds,
+            cfg = config or memory.config
+            result = memory.recall(qa.question, k=cfg.max_evidence, config=config)
+            assoc.add(category, result.source_ids(depth), qa.evidence, rounds_of(result),
                       time.monotonic() - began)
-            stops[result.stop_reason] += 1
+            stops[stop_reason_of(result)] += 1
             if qa.category in ablation_categories:
                 for name, variant in variants.items():
                     began = time.monotonic()
-                    res = memory.recall(qa.question, config=variant)
-                    ablation[name].add(category, res.ranked_source_ids(depth), qa.evidence,
-                                       res.rounds, time.monotonic() - began)
+                    res = memory.recall(qa.question, k=variant.max_evidence, config=variant)
+                    ablation[name].add(category, res.source_ids(depth), qa.evidence,
+                                       rounds_of(res), time.monotonic() - began)
             if progress is not None:
                 progress(1)
     base_scores = base.scores(with_rounds=False)

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from graphmem.errors import EmptyTextError
-from graphmem.llm import LLMUsage
+from graphmem.memory import PathStep, RecallItem
 
 CueKind = Literal["entity", "attribute", "time", "action", "keyword"]
 CUE_KINDS: tuple[str, ...] = ("entity", "attribute", "time", "action", "keyword")
@@ -92,38 +92,9 @@ class EpisodeExtraction(BaseModel):
     semantic_units: list[SemanticFact] = Field(default_factory=list)
 
 
-class IngestReport(BaseModel):
-    """Counts of one ingest (rows sent; MERGE makes a repeated ingest create nothing)."""
-
-    namespace: str
-    conversations: int = 0
-    episodes: int = 0
-    cues: int = 0
-    tags: int = 0
-    cue_tag_content_triples: int = 0
-    semantic_units: int = 0
-    themes: int = 0
-    extractor: str = "heuristic"
-    seconds: float = 0.0
-    llm_calls: int = 0
-    llm_usage: LLMUsage = Field(default_factory=LLMUsage)
-
-
-class PathStep(BaseModel):
-    """One hop of the path that reached a piece of evidence."""
-
-    action: Literal[
-        "question_cue_text", "question_cue_vector", "vector_seed", "cue_to_tag",
-        "cue_tag_to_content", "cue_to_content", "content_to_cue", "theme_to_episode",
-        "question_theme",
-    ]
-    node: Literal["question", "cue", "tag", "episode", "semantic_unit", "theme"]
-    id: str
-    text: str
-
-
 class Evidence(BaseModel):
-    """A content in the reconstructed context ``H``.
+    """A content in the reconstructed context ``H`` while reconstruction runs (internal; recall
+    returns :class:`AssociativeItem`).
 
     ``score`` is the router's score (cosine to the question in [-1, 1] plus the graph bonus);
     ``rank_score`` the fused score used for the final order; ``path`` the hops that reached it.
@@ -158,28 +129,26 @@ class RoundTrace(BaseModel):
     stop_reason: str | None = None
 
 
-class RecallResult(BaseModel):
-    """The result of active reconstruction: evidence (best first) with paths, and the trace."""
+class AssociativeItem(RecallItem):
+    """One recalled content of the reconstructed context ``H`` (MRAgent §4), in final rank order.
 
-    question: str
-    namespace: str
-    controller: Literal["heuristic", "llm"]
-    structure: Structure = "ctc"
-    rounds: int
-    stop_reason: str
-    evidence: list[Evidence]
-    trace: list[RoundTrace]
-    llm_calls: int = 0
-    llm_input_tokens: int = 0
-    llm_output_tokens: int = 0
-    llm_usage: LLMUsage = Field(default_factory=LLMUsage)
+    Attributes:
+        kind: ``"episode"`` (a raw turn) or ``"semantic_unit"`` (a distilled fact).
+        score: the fused rank score (reciprocal rank fusion of the vector and graph rankings;
+            the graph score when fusion is off); higher is better.
+        source_ids: turn ids (LoCoMo ``dia_id``) the content rests on.
+        path: the hops question -> cue -> tag -> content (or theme / vector seed) that reached it.
+        conversation_id: the conversation it belongs to; occurred_at: ISO time of the turn.
+        similarity: cosine to the question in [-1, 1]; graph_score: the router's score (cosine
+            plus the graph bonus); round: the round that added it (0 = seeding);
+        found_by: the actions that reached it.
+    """
 
-    def ranked_source_ids(self, k: int | None = None) -> list[str]:
-        """Source ids (e.g. LoCoMo ``dia_id``) of the evidence in rank order, deduplicated,
-        first ``k`` (all when ``None``)."""
-        seen: list[str] = []
-        for item in self.evidence:
-            for sid in item.source_ids:
-                if sid not in seen:
-                    seen.append(sid)
-        return seen if k is None else seen[:k]
+    memory: str = "associative"
+    kind: ContentKind
+    conversation_id: str = ""
+    occurred_at: str | None = None
+    similarity: float = 0.0
+    graph_score: float = 0.0
+    round: int = 0
+    found_by: list[str] = Field(default_factory=list)

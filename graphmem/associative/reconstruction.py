@@ -25,12 +25,15 @@ evidence suffices.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, Field
 
 from graphmem.associative.models import Evidence, PathStep, Structure
+
+logger = logging.getLogger(__name__)
 
 
 class ReconstructionConfig(BaseModel):

@@ -1,16 +1,17 @@
 """Routing: which candidate tags to follow each round, and whether the evidence suffices
 (MRAgent, seed 003, section 4 "LLM routing and state update" / "termination").
 
-- :class:`HeuristicRouter`: the ``tag_beam`` best tags by ``w(c) * max(0, cos(g, q))``
+- :class:`HeuristicAssociativeRouter`: the ``tag_beam`` best tags by ``w(c) * max(0, cos(g, q))``
   (see :mod:`graphmem.associative.reconstruction`); never declares sufficiency (the threshold
   rule and the step budget stop it).
-- :class:`LLMRouter`: a langchain-core chat model picks the relevant tags by number and says
+- :class:`LLMAssociativeRouter`: a langchain-core chat model picks the relevant tags by number and says
   whether the evidence so far answers the question (structured output, one retry, then
   ``ControllerError``).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +21,8 @@ from graphmem.associative.models import Evidence
 from graphmem.associative.reconstruction import select_top
 from graphmem.errors import ControllerError
 from graphmem.llm import LLMUsage, invoke_structured
+
+logger = logging.getLogger(__name__)
 
 
 class TagCandidate(BaseModel):
@@ -42,7 +45,7 @@ class RouteDecision(BaseModel):
     reason: str = ""
 
 
-class HeuristicRouter:
+class HeuristicAssociativeRouter:
     """Heuristic routing: top ``beam`` tags by score, never "sufficient"."""
 
     name = "heuristic"
@@ -75,7 +78,7 @@ _SYSTEM = (
 )
 
 
-class LLMRouter:
+class LLMAssociativeRouter:
     """LLM routing over tag candidates; counts calls in ``usage`` under ``associative.route``.
 
     Raises (from :meth:`route`):

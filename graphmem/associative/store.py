@@ -14,12 +14,15 @@ seek, ``V0040``).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from graphmem.graph.runner import QueryRunner
+
+logger = logging.getLogger(__name__)
 
 Row = dict[str, Any]
 
@@ -54,8 +57,13 @@ class AssociativeStore:
         semantic_units: list[Row],
         semantic_links: list[Row],
         themes: list[Row],
-    ) -> None:
-        """Write one conversation's graph in ONE transaction (all lands or nothing)."""
+    ) -> dict[str, int]:
+        """Write one conversation's graph in ONE transaction (all lands or nothing).
+
+        Returns:
+            nodes created by label (``Episode``, ``Cue``, ``Tag``, ``SemanticUnit``, ``Theme``),
+            from the write queries' answers (nodes that already existed are not counted).
+        """
         ns = self.namespace
         steps = [
             ("associative/merge_episodes", {"namespace": ns, "rows": episodes}),
@@ -67,7 +75,17 @@ class AssociativeStore:
             ("associative/link_tag_semantic_units", {"namespace": ns, "rows": semantic_links}),
             ("associative/merge_themes", {"namespace": ns, "rows": themes}),
         ]
-        self.runner.write_many(steps)
+        results = self.runner.write_many(steps)
+        labels = {0: "Episode", 2: "Cue", 3: "Tag", 5: "SemanticUnit", 7: "Theme"}
+        created = {label: sum(int(r["created"]) for r in results[i]) for i, label in labels.items()}
+        logger.debug("associative write: %d episodes sent, created %s", len(episodes), created)
+        return created
+
+    def existing_episode_ids(self, ids: list[str]) -> set[str]:
+        """The subset of Episode ``ids`` already stored in the namespace."""
+        rows = self.runner.read("associative/find_existing_episodes", namespace=self.namespace,
+                                ids=list(ids))
+        return {r["id"] for r in rows}
 
     # -- reads -------------------------------------------------------------------------------
     def counts(self) -> Row:

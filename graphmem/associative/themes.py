@@ -7,10 +7,13 @@ key phrases of its members, embedded as the normalised centroid.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 
 import numpy as np
 from pydantic import BaseModel
+
+logger = logging.getLogger(__name__)
 
 
 class ThemeGroup(BaseModel):

@@ -10,7 +10,9 @@ import typer
 from rich.table import Table
 from tqdm import tqdm
 
-from graphmem.cli.common import cli_errors, console, open_memory, print_llm_summary
+from rich.markup import escape
+
+from graphmem.cli.common import cli_errors, console, open_memory, print_ingest, print_recall
 
 app = typer.Typer(help="Associative memory (MRAgent): cue -> tag -> content graph, active recall.",
                   no_args_is_help=True)
@@ -26,55 +28,44 @@ def ingest(
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
 ) -> None:
     """Build episodes, cues, tags, semantic units and themes from FILE (idempotent)."""
-    from graphmem.conversation import read_conversations
+    from graphmem.conversations import read_conversations
 
     with cli_errors(), open_memory(namespace) as mem:
         conversations = read_conversations(file, fmt)
         total = sum(len(c.turns) for c in conversations)
         with tqdm(total=total, unit="turn", desc="ingest", disable=as_json) as bar:
-            report = mem.associative.ingest_conversations(conversations, progress=bar.update)
+            report = mem.associative.ingest(conversations, progress=bar.update)
     if as_json:
         print(report.model_dump_json(indent=2))
         return
-    console.print(f"\\[{report.extractor}] namespace {report.namespace}: {report.conversations} "
-                  f"conversation(s), {report.episodes} episodes, {report.cues} cues, "
-                  f"{report.tags} tags, {report.cue_tag_content_triples} cue-tag-content triples, "
-                  f"{report.semantic_units} semantic units, {report.themes} themes "
-                  f"in {report.seconds:.1f} s")
-    print_llm_summary(report.llm_usage, report.extractor)
+    print_ingest(report)
 
 
 @app.command("recall")
 def recall(
     question: str = typer.Argument(..., help="the question"),
     namespace: str = typer.Option(None, "--namespace", "-n", help="tenant scope"),
-    steps: int = typer.Option(3, "--steps", min=1, max=10, help="step budget (rounds)"),
+    rounds: int = typer.Option(None, "--rounds", min=1, max=10,
+                               help="round budget (max_rounds; default the configured one)"),
     structure: str = typer.Option("ctc", "--structure", help="ce | cte | ctc"),
-    k: int = typer.Option(10, "--k", min=1, help="evidence shown"),
+    k: int = typer.Option(10, "--k", "-k", min=1, help="items returned"),
     as_json: bool = typer.Option(False, "--json", help="print the full result as JSON"),
 ) -> None:
-    """Reconstruct evidence for QUESTION step by step; show each piece's path and the trace."""
+    """Reconstruct evidence for QUESTION round by round; show each item and each round."""
     if structure not in ("ce", "cte", "ctc"):
         raise typer.BadParameter(f"--structure must be ce, cte or ctc, got {structure!r}")
     with cli_errors(), open_memory(namespace) as mem:
-        result = mem.associative.recall(question, steps=steps, structure=structure)  # type: ignore[arg-type]
-    result.evidence = result.evidence[:k]
+        result = mem.associative.recall(question, k=k, max_rounds=rounds,
+                                        structure=structure)  # type: ignore[arg-type]
     if as_json:
         print(result.model_dump_json(indent=2))
         return
-    console.print(f"\\[{result.controller}] {result.rounds} traversal round(s) after the start "
-                  f"(round 0), stop: {result.stop_reason}")
-    table = Table("#", "source", "score", "path", "text")
-    for i, ev in enumerate(result.evidence, 1):
-        path = " > ".join(f"{p.node}:{p.text[:24]}" for p in ev.path[-3:])
-        table.add_row(str(i), ",".join(ev.source_ids), f"{ev.rank_score:.4f}", path, ev.text[:90])
-    console.print(table)
-    for rnd in result.trace:
-        label = "start (round 0)" if rnd.round == 0 else f"round {rnd.round}"
-        console.print(f"{label}: cues {rnd.active_cues[:6]} candidates {rnd.candidates} "
-                      f"+{len(rnd.new_evidence)} evidence, new cues {rnd.new_cues[:6]}"
-                      + (f" -> stop ({rnd.stop_reason})" if rnd.stop else ""))
-    print_llm_summary(result.llm_usage, result.controller)
+    console.print(f"controller: {result.controller}; {len(result.rounds)} round(s)")
+    print_recall(result)
+    for i, item in enumerate(result.items, 1):
+        path = " > ".join(f"{p.node}:{p.text[:24]}" for p in item.path[-3:])
+        if path:
+            console.print(escape(f"  {i}: {path}"))
 
 
 @app.command("eval")
@@ -91,19 +82,17 @@ def evaluate(
 ) -> None:
     """Evidence recall@5/10/20 per LoCoMo category: associative vs vector RAG over raw turns,
     average rounds, and the CE / CTE / CTC ablation on multi-hop questions. Prints JSON."""
-    from graphmem.associative import AssociativeMemory
     from graphmem.associative.evaluation import evaluate_locomo
-    from graphmem.conversation import read_locomo
+    from graphmem.conversations import read_locomo
 
     with cli_errors(), open_memory(f"{prefix}-x") as mem:
         conversations = read_locomo(data)
         memories = {}
         for conv in conversations:
-            sub = AssociativeMemory(mem.runner, mem.embedder, namespace=f"{prefix}-{conv.id}",
-                                    llm=mem.llm)
-            if reingest or sub.counts()["episodes"] != len(conv.turns):
+            sub = mem.scoped(f"{prefix}-{conv.id}").associative
+            if reingest or sub.counts().get("Episode", 0) != len(conv.turns):
                 with tqdm(total=len(conv.turns), unit="turn", desc=f"ingest {conv.id}") as bar:
-                    sub.ingest_conversations([conv], progress=bar.update)
+                    sub.ingest([conv], progress=bar.update)
             memories[conv.id] = sub
         questions = sum(len([q for q in c.qa if q.evidence][:max_questions]) for c in conversations)
         with tqdm(total=questions, unit="q", desc="eval") as bar:

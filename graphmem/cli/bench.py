@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from graphmem.cli.common import cli_errors, console
+from graphmem.cli.common import cli_errors, console, open_memory
 from graphmem.cli.eval import DEFAULT_DATA, server_settings, set_torch_threads
 
 app = typer.Typer(help="Benchmark recall latency and ingest throughput (report + plots).")
@@ -28,19 +28,16 @@ def run(
     """Run the benchmark and write the report."""
     from graphmem.evaluation.bench import run_bench
     from graphmem.evaluation.report import default_out
-    from graphmem.facade import GraphMemory
 
     out = out or default_out("bench")
     began = time.monotonic()
     set_torch_threads(torch_threads)
     with cli_errors():
         server, _ = server_settings()
-        with GraphMemory.from_settings(namespace="default", migrate=True) as mem:
-            report = run_bench(mem.runner, mem.embedder, server, data, out, sizes=sizes, seed=seed,
+        with open_memory() as mem:
+            report = run_bench(mem, server, data, out, sizes=sizes, seed=seed,
                                questions=questions, quick=quick, console=console)
     for line in report["summary"]:
         console.print(line)
     console.print(f"report: {out / 'report.md'} ({time.monotonic() - began:.0f} s)")
 
-
-command = run

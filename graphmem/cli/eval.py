@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from graphmem.cli.common import cli_errors, console
+from graphmem.cli.common import cli_errors, console, open_memory
 
 app = typer.Typer(help="Evaluate the memories against baselines on real data (report + plots).")
 
@@ -53,15 +53,14 @@ def run(
     """Run every evaluation section and write the report."""
     from graphmem.evaluation.report import default_out
     from graphmem.evaluation.run_eval import run_eval
-    from graphmem.facade import GraphMemory
 
     out = out or default_out("eval")
     began = time.monotonic()
     set_torch_threads(torch_threads)
     with cli_errors():
         server, _ = server_settings()
-        with GraphMemory.from_settings(namespace="default", migrate=True) as mem:
-            report = run_eval(mem.runner, mem.embedder, server, data, out, locomo=locomo, seed=seed,
+        with open_memory() as mem:
+            report = run_eval(mem, server, data, out, locomo=locomo, seed=seed,
                               quick=quick, explorations=explorations, console=console)
     if json_out:
         console.print_json(json.dumps({k: v for k, v in report.items() if k != "config"}, default=str))
@@ -70,5 +69,3 @@ def run(
         f"{m} {v['overall']['recall@10']}" for m, v in overall.items()))
     console.print(f"report: {out / 'report.md'} ({time.monotonic() - began:.0f} s)")
 
-
-command = run

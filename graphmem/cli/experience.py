@@ -7,10 +7,9 @@ from pathlib import Path
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from tqdm import tqdm
 
-from rich.markup import escape
-
-from graphmem.cli.common import cli_errors, console, open_memory, print_llm_summary
+from graphmem.cli.common import cli_errors, console, open_memory, print_ingest, print_recall
 
 app = typer.Typer(help="Experience memory (EMG): action decision graphs, corrections, workflows.",
                   no_args_is_help=True)
@@ -18,37 +17,26 @@ app = typer.Typer(help="Experience memory (EMG): action decision graphs, correct
 DEFAULT_EXPLORATIONS = Path(".graphmem") / "explorations"
 
 
-@app.command("build")
-def build(
+@app.command("ingest")
+def ingest(
     trajectories: Path = typer.Argument(..., help="expert trajectories: ScienceWorld JSONL, ALFWorld folder, generic JSON/JSONL"),
     explorations: Path | None = typer.Option(None, "--explorations", help="exploration JSONL (same task ids)"),
     namespace: str | None = typer.Option(None, "--namespace", "-n", help="tenant namespace"),
     limit: int | None = typer.Option(None, "--limit", help="use only the first N expert tasks"),
-    k: int = typer.Option(3, "--k", help="SIMILAR_TASK neighbours per task"),
+    k: int = typer.Option(3, "--k", "-k", help="SIMILAR_TASK neighbours per task"),
     tau: float = typer.Option(0.5, "--tau", help="minimum cosine for SIMILAR_TASK"),
-    as_json: bool = typer.Option(False, "--json", help="print the build report as JSON"),
+    as_json: bool = typer.Option(False, "--json", help="print the ingest report as JSON"),
 ) -> None:
     """Build (or rebuild; nothing is duplicated) the memory graph from trajectories."""
     with cli_errors():
         with open_memory(namespace) as mem, \
-                Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                         TimeElapsedColumn(), console=console, disable=as_json) as bar:
-            tasks: dict[str, int] = {}
-
-            def progress(stage: str, done: int, total: int) -> None:
-                if stage not in tasks:
-                    tasks[stage] = bar.add_task(stage, total=total)
-                bar.update(tasks[stage], completed=done, total=total)
-
-            report = mem.experience.build_from_files(trajectories, explorations, limit=limit, k=k,
-                                                     tau=tau, progress=progress)
+                tqdm(unit="task", desc="ingest", disable=as_json) as bar:
+            report = mem.experience.ingest_files(trajectories, explorations, limit=limit, k=k,
+                                                 tau=tau, progress=bar.update)
     if as_json:
         print(report.model_dump_json(indent=2))
     else:
-        console.print(f"built {report.tasks} tasks ({report.explorations} with explorations), "
-                      f"{report.similar_edges} SIMILAR_TASK edges in {report.seconds:.1f} s "
-                      + escape(f"[renderer: {report.renderer}]"))
-        print_llm_summary(report.llm_usage, report.renderer)
+        print_ingest(report)
 
 
 @app.command("explore")
@@ -87,7 +75,7 @@ def explore(
 def recall(
     task: str = typer.Argument(..., help="the new task's query"),
     namespace: str | None = typer.Option(None, "--namespace", "-n", help="tenant namespace"),
-    k: int = typer.Option(3, "--k", help="top-K tasks"),
+    k: int = typer.Option(3, "--k", "-k", help="top-K tasks"),
     t: int = typer.Option(2, "--t", help="top-T cross-task edges per task"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
@@ -98,11 +86,4 @@ def recall(
     if as_json:
         print(result.model_dump_json(indent=2))
         return
-    for exp in result.experiences:
-        console.print(f"[bold]{exp.task.task_key}[/bold] cos={exp.task.similarity:.3f} "
-                      f"reward={exp.task.reward} " + escape(f"[{exp.task.intra_renderer}]"))
-        console.print(escape(f"  {exp.task.intra_insight}"))
-        for c in exp.cross:
-            console.print(escape(f"  -> {c.neighbour_key} (s_ij={c.similarity:.3f}, "
-                                 f"cos={c.neighbour_similarity:.3f}) [{c.renderer}] {c.insight}"))
-    print_llm_summary(result.llm_usage, "retrieval")
+    print_recall(result, extra=("reward",), path="retrieval")

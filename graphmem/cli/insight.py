@@ -8,7 +8,13 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from graphmem.cli.common import cli_errors, console, open_memory, print_llm_summary
+from graphmem.cli.common import (
+    cli_errors,
+    console,
+    open_memory,
+    print_llm_summary,
+    print_recall,
+)
 from graphmem.llm import LLMUsage
 
 app = typer.Typer(help="Insight memory (EvoGraph-Mem): recall, feedback, replay.",
@@ -20,26 +26,19 @@ _OPS_HELP = "controller operations: add_keep | add_keep_archive | all"
 @app.command("recall")
 def recall(
     query: str = typer.Argument(..., help="the new task's query"),
-    k: int = typer.Option(5, "--k", help="similar queries (eq. 2)"),
-    lam: float = typer.Option(1.0, "--lambda", help="conflict penalty λ ≥ 0 (eq. 8)"),
-    b: int = typer.Option(3, "--b", help="insights returned (top-B, eq. 10)"),
+    k: int = typer.Option(3, "--k", "-k", help="insights returned (top-B, eq. 10)"),
+    query_k: int = typer.Option(None, "--query-k", help="similar queries (eq. 2; default 5)"),
+    lam: float = typer.Option(None, "--lambda", help="conflict penalty λ ≥ 0 (eq. 8; default 1)"),
     namespace: str = typer.Option(None, "--namespace", "-n", help="tenant (default GRAPHMEM_NAMESPACE)"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
-    """Top-B active insights for QUERY with s, c, r = s − λc and their evidence query ids."""
+    """Top-k active insights for QUERY with s, c, r = s − λc and their evidence query ids."""
     with cli_errors(), open_memory(namespace) as mem:
-        result = mem.insight.recall(query, k=k, lam=lam, b=b)
+        result = mem.insight.recall(query, k=k, query_k=query_k, lam=lam)
     if as_json:
-        print(result.model_dump_json(by_alias=True, indent=1))
+        print(result.model_dump_json(indent=1))
         return
-    table = Table("r", "s", "c", "insight", "Ω+ ∩ Q̃ˢ", "Ω− ∩ Q̃ˢ", title=f"recall: {query}")
-    for i in result.insights:
-        table.add_row(f"{i.r:g}", str(i.s), str(i.c), f"{i.content}\n[dim]{i.id} v{i.version}[/dim]",
-                      "\n".join(i.supporting_query_ids), "\n".join(i.conflicting_query_ids))
-    console.print(table)
-    console.print(f"{len(result.seed_query_ids)} similar queries, "
-                  f"{len(result.expanded_query_ids)} after 1-hop expansion")
-    print_llm_summary(result.llm_usage, "retrieval")
+    print_recall(result, extra=("s", "c", "r"), path="retrieval")
 
 
 @app.command("feedback")
@@ -64,7 +63,8 @@ def feedback(
             results = [memory.feedback(x.query, x.status, x.trajectory, x.retrieved,
                                        task_id=x.task_id, operation_set=ops)
                        for x in tqdm(items, desc="feedback", unit="task", disable=as_json)]
-            total, path = memory.llm_usage, memory.controller.name
+            controller = memory.controller
+            total, path = memory.llm_usage, getattr(controller, "name", controller)
     if as_json:
         print(json.dumps([r.model_dump(mode="json") for r in results], indent=1))
         return
@@ -82,9 +82,9 @@ def feedback(
 def replay(
     dataset: str = typer.Argument(..., help="fever | scienceworld | path to a JSONL file"),
     limit: int = typer.Option(60, "--limit", help="tasks, in file order"),
-    k: int = typer.Option(5, "--k"),
+    k: int = typer.Option(3, "--k", "-k", help="insights recalled per task (top-B)"),
+    query_k: int = typer.Option(5, "--query-k", help="similar queries (eq. 2)"),
     lam: list[float] = typer.Option([1.0], "--lambda", help="λ; repeat to sweep (e.g. --lambda 0 --lambda 2)"),
-    b: int = typer.Option(3, "--b"),
     operations: list[str] = typer.Option(["all"], "--operations", help=_OPS_HELP + "; repeatable"),
     keep: bool = typer.Option(False, "--keep", help="keep the replay namespaces"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
@@ -96,9 +96,9 @@ def replay(
     from graphmem.insight import OperationSet, replay_sweep
 
     with cli_errors(), open_memory(None) as mem:
-        reports = replay_sweep(mem.runner, mem.embedder, dataset, limit, lambdas=lam,
-                               operation_sets=[OperationSet(o) for o in operations], k=k, b=b,
-                               llm=mem.llm, keep=keep, progress=not as_json)
+        reports = replay_sweep(mem, dataset, limit, lambdas=lam,
+                               operation_sets=[OperationSet(o) for o in operations], k=k,
+                               query_k=query_k, keep=keep, progress=not as_json)
     if as_json:
         print(json.dumps([r.model_dump(mode="json", by_alias=True) for r in reports], indent=1))
         return

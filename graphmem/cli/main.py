@@ -1,16 +1,31 @@
-"""``graphmem``: the command line. Sub-commands: ``neo4j``, ``migrate``, one group per
-memory (``insight``, ``experience``, ``state``, ``associative``), ``eval`` and ``bench``."""
+"""``graphmem``: the command line.
+
+Sub-commands: ``neo4j``, ``migrate``, ``memories``, ``demo``, one group per registered memory
+(``insight``, ``experience``, ``state``, ``associative``, ...), ``eval`` and ``bench``. The global
+``-v`` turns on INFO logging of the ``graphmem`` logger on stderr (``-vv``: DEBUG).
+
+Sub-command modules are mounted from one list, :data:`COMMAND_MODULES`, each exposing ``app``
+(a ``typer.Typer``; one with a single command is mounted as that command). A memory's group is
+found by convention, never listed here: the module ``graphmem.cli.<name>``, else the ``cli``
+module inside the memory's package (``<memory module>.cli``, e.g. ``acme_memory.cli`` for
+``acme_memory:AcmeMemory``), exposing ``app``.
+"""
 
 from __future__ import annotations
 
 import importlib
+import logging
 import time
 from pathlib import Path
+from types import ModuleType
 
 import typer
 from rich.table import Table
 
-from graphmem.cli.common import cli_errors, console
+from graphmem.cli.common import cli_errors, configure_logging, console
+from graphmem.memory import memory_names, memory_spec
+
+logger = logging.getLogger(__name__)
 
 app = typer.Typer(
     name="graphmem",
@@ -22,18 +37,51 @@ neo4j_app = typer.Typer(help="The local Neo4j (embedded default when NEO4J_URI i
                         no_args_is_help=True)
 app.add_typer(neo4j_app, name="neo4j")
 
-for _memory in ("insight", "experience", "state", "associative"):
-    try:
-        _module = importlib.import_module(f"graphmem.cli.{_memory}")
-    except ModuleNotFoundError as _exc:  # a memory whose CLI is not installed
-        if _exc.name != f"graphmem.cli.{_memory}":
-            raise
-        continue
-    app.add_typer(_module.app, name=_memory)
+#: Sub-command modules that are not memories, by command name (each exposes ``app``).
+COMMAND_MODULES: dict[str, str] = {
+    "eval": "graphmem.cli.eval",
+    "bench": "graphmem.cli.bench",
+}
 
-for _command in ("eval", "bench"):  # single-command modules: graphmem eval / graphmem bench
-    _module = importlib.import_module(f"graphmem.cli.{_command}")
-    app.command(_command, help=_module.__doc__)(_module.command)
+
+@app.callback()
+def main(
+    verbose: int = typer.Option(0, "--verbose", "-v", count=True,
+                                help="log INFO on stderr (-vv: DEBUG)"),
+) -> None:
+    """Graph memory for LLM agents in Neo4j."""
+    configure_logging(verbose)
+
+
+def mount(name: str, sub: typer.Typer) -> None:
+    """Add ``sub`` as ``graphmem NAME``: a group, or the command itself when it has exactly one
+    command and no groups."""
+    commands = sub.registered_commands
+    if len(commands) == 1 and not sub.registered_groups:
+        info = commands[0]
+        app.command(name, help=info.help or sub.info.help)(info.callback)
+    else:
+        app.add_typer(sub, name=name)
+
+
+def memory_cli_module(name: str) -> ModuleType | None:
+    """The CLI module of registered memory ``name`` (see the module docstring), or None."""
+    module = memory_spec(name).class_path.partition(":")[0]
+    for candidate in (f"graphmem.cli.{name}", f"{module}.cli"):
+        try:
+            return importlib.import_module(candidate)
+        except ModuleNotFoundError as exc:  # no CLI for this memory here
+            if exc.name is None or not candidate.startswith(exc.name):
+                raise
+    return None
+
+
+for _name in memory_names():
+    _module = memory_cli_module(_name)
+    if _module is not None:
+        mount(_name, _module.app)
+for _name, _path in COMMAND_MODULES.items():
+    mount(_name, importlib.import_module(_path).app)
 
 
 @neo4j_app.command("start")
@@ -87,18 +135,16 @@ def neo4j_status() -> None:
 
 @app.command("migrate")
 def migrate(
-    status: bool = typer.Option(False, "--status", help="list applied and pending migrations"),
+    status: bool = typer.Option(False, "--status",
+                                help="list applied and pending migrations (reads only)"),
 ) -> None:
     """Apply pending migrations in order (a no-op when none are pending)."""
     from graphmem.config import GraphmemSettings, Neo4jSettings
-    from graphmem.connect import open_runner
-    from graphmem.graph.migrations import Migrator
+    from graphmem.connect import open_migrator
 
     settings = GraphmemSettings()
-    with cli_errors(), open_runner(Neo4jSettings(), settings) as runner:
-        migrator = Migrator(runner, vector_dimension=settings.vector_dimension)
+    with cli_errors(), open_migrator(Neo4jSettings(), settings) as migrator:
         if status:
-            migrator._bootstrap()
             state = migrator.status()
             table = Table("version", "name", "state", "applied at", "checksum")
             for row in state.applied:
@@ -114,6 +160,45 @@ def migrate(
             console.print(f"applied V{m.version:04d}__{m.name}")
     else:
         console.print("nothing to apply: the database is up to date")
+
+
+@app.command("memories")
+def memories(
+    namespace: str = typer.Option(None, "--namespace", "-n", help="tenant for the counts"),
+    counts: bool = typer.Option(True, "--counts/--no-counts",
+                                help="add node counts when a Neo4j answers (never starts one)"),
+) -> None:
+    """List the registered memories: name, labels, summary and, when connected, node counts."""
+    from graphmem.memory import MEMORY_REGISTRY
+
+    numbers: dict[str, dict[str, int]] = {}
+    if counts:
+        numbers = _try_counts(namespace)
+    columns = ["memory", "labels", "summary"] + (["counts"] if numbers else [])
+    table = Table(*columns)
+    for spec in MEMORY_REGISTRY.values():
+        row = [spec.name, ", ".join(spec.labels), spec.summary]
+        if numbers:
+            per = numbers.get(spec.name, {})
+            row.append(", ".join(f"{label} {n}" for label, n in per.items()) or "0")
+        table.add_row(*row)
+    console.print(table)
+
+
+def _try_counts(namespace: str | None) -> dict[str, dict[str, int]]:
+    """Per-memory counts from a Neo4j that already runs, or ``{}`` (logged) when none answers."""
+    from graphmem.config import GraphmemSettings, Neo4jSettings
+    from graphmem.connect import open_memory_at
+    from graphmem.errors import GraphmemError
+
+    settings = GraphmemSettings()
+    try:
+        with open_memory_at(Neo4jSettings(), settings, namespace=namespace,
+                            start_local=False) as mem:
+            return mem.counts()
+    except GraphmemError as exc:
+        logger.info("no counts: %s", exc)
+        return {}
 
 
 @app.command("demo")

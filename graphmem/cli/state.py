@@ -7,10 +7,9 @@ import json
 from pathlib import Path
 
 import typer
-from rich.table import Table
 from tqdm import tqdm
 
-from graphmem.cli.common import cli_errors, console, open_memory, print_llm_summary
+from graphmem.cli.common import cli_errors, console, open_memory, print_ingest, print_recall
 
 app = typer.Typer(help="State memory (EMIR² SEMG): topic chains, evolving states, multi-round recall.",
                   no_args_is_help=True)
@@ -26,7 +25,7 @@ def ingest(
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
 ) -> None:
     """Ingest a conversation file; re-ingesting the same file adds nothing."""
-    from graphmem.conversation import read_conversations
+    from graphmem.conversations import read_conversations
 
     with cli_errors():
         conversations = read_conversations(file, fmt)  # type: ignore[arg-type]
@@ -37,19 +36,15 @@ def ingest(
     if as_json:
         console.print_json(report.model_dump_json())
         return
-    console.print(f"{report.extractor} extractor: {report.events_new} new events, "
-                  f"{report.events_skipped} skipped, {report.topics_new} new topics, "
-                  f"states {report.state_relations}, {report.related_edges} cross-topic edges, "
-                  f"{report.seconds:.1f} s")
-    print_llm_summary(report.llm_usage, report.extractor)
+    print_ingest(report)
 
 
 @app.command("recall")
 def recall(
     question: str = typer.Argument(..., help="the question"),
     namespace: str = typer.Option(None, "--namespace", "-n", help="tenant namespace"),
-    k: int = typer.Option(10, "--k", help="number of hits"),
-    rounds: int = typer.Option(4, "--rounds", help="round budget"),
+    k: int = typer.Option(10, "--k", "-k", help="items returned"),
+    rounds: int = typer.Option(4, "--rounds", help="round budget (max_rounds)"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Events and states for QUESTION with their source ids, and each round's action."""
@@ -59,17 +54,8 @@ def recall(
     if as_json:
         console.print_json(json.dumps(result.to_json_dict()))
         return
-    console.print(f"intent: {result.intent}  controller: {result.controller}")
-    for r in result.rounds:
-        console.print(f"  round {r.number}: {r.action} (+{len(r.added)})  {r.reason}")
-    table = Table("rank", "kind", "score", "source ids", "when", "text")
-    for i, h in enumerate(result.hits, 1):
-        when = h.occurred_at or h.valid_from
-        flag = " [current]" if h.current else (" [conflict]" if h.conflict else "")
-        table.add_row(str(i), h.kind + flag, f"{h.score:.3f}", ",".join(h.source_ids[:4]),
-                      when.date().isoformat() if when else "", h.text[:90])
-    console.print(table)
-    print_llm_summary(result.llm_usage, result.controller)
+    console.print(f"controller: {result.controller}")
+    print_recall(result, extra=("occurred_at", "current"))
 
 
 @app.command("eval")
@@ -86,9 +72,9 @@ def evaluate(
 
     with cli_errors():
         with open_memory("eval-state") as mem:
-            out = {"locomo": evaluate_locomo(mem.runner, mem.embedder, locomo)}
+            out = {"locomo": evaluate_locomo(mem, locomo)}
             if not skip_memconflict:
-                out["memconflict"] = evaluate_memconflict(mem.runner, mem.embedder, memconflict,
+                out["memconflict"] = evaluate_memconflict(mem, memconflict,
                                                           max_personas=max_personas)
     if as_json:
         print(json.dumps(out, indent=2))

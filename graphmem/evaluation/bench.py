@@ -23,6 +23,7 @@ of raw encode throughput; graph writes ≤ 1.3× raw UNWIND.
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Sequence
@@ -32,9 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.associative import AssociativeMemory
-from graphmem.conversation import Conversation, read_locomo
-from graphmem.embeddings import Embedder
+from graphmem.conversations import Conversation, read_locomo
 from graphmem.errors import InvalidInputError
 from graphmem.evaluation import report as rpt
 from graphmem.evaluation.baselines import VectorBaseline
@@ -42,9 +41,10 @@ from graphmem.evaluation.locomo import truncate_conversation, turn_text
 from graphmem.evaluation.metrics import check_target, percentiles, ratio
 from graphmem.evaluation.run_eval import seed_everything
 from graphmem.evaluation.timing import TimedEmbedder, TimedRunner
-from graphmem.graph.runner import QueryRunner
+from graphmem.facade import GraphMemory
 from graphmem.names import node_id
-from graphmem.state import StateMemory
+
+logger = logging.getLogger(__name__)
 
 SIGMA = 0.02
 BATCH = 1000
@@ -71,9 +71,9 @@ class Filler:
     """Writes perturbed copies of the base turns as filler tenants for both memories and the
     baseline until each holds a requested number of units."""
 
-    def __init__(self, runner: QueryRunner, vector: VectorBaseline, prefix: str, turns: Sequence[Any],
+    def __init__(self, mem: GraphMemory, vector: VectorBaseline, prefix: str, turns: Sequence[Any],
                  conv_ids: Sequence[str], vectors: np.ndarray, seed: int):
-        self.runner, self.vector, self.prefix = runner, vector, prefix
+        self.mem, self.vector, self.prefix = mem, vector, prefix
         self.turns, self.conv_ids, self.vectors = list(turns), list(conv_ids), vectors
         self.rng = np.random.default_rng(seed)
         self.units = {"state": 0, "associative": 0, "vector": 0}
@@ -109,14 +109,15 @@ class Filler:
             self.namespaces.append(ns)
             n = min(len(self.turns), max(need.values()))
             events, episodes, texts, vecs = self._rows(ns, j, n)
+            tenant = self.mem.scoped(ns)
             began = time.perf_counter()
             for start in range(0, n, BATCH):
                 if need["state"] > start:
-                    self.runner.write("bench/write_events", namespace=ns,
-                                      rows=events[start:min(start + BATCH, need["state"])])
+                    tenant.query("bench/write_events",
+                                 rows=events[start:min(start + BATCH, need["state"])])
                 if need["associative"] > start:
-                    self.runner.write("bench/write_episodes", namespace=ns,
-                                      rows=episodes[start:min(start + BATCH, need["associative"])])
+                    tenant.query("bench/write_episodes",
+                                 rows=episodes[start:min(start + BATCH, need["associative"])])
             self.write_seconds += time.perf_counter() - began
             self.units["state"] += max(0, min(n, need["state"]))
             self.units["associative"] += max(0, min(n, need["associative"]))
@@ -142,11 +143,12 @@ def _time_calls(fn: Any, questions: Sequence[str], warmup: int = 2) -> list[floa
     return out
 
 
-def ingest_section(runner: QueryRunner, embedder: Embedder, conv: Conversation, prefix: str) -> dict[str, Any]:
+def ingest_section(mem: GraphMemory, conv: Conversation, prefix: str) -> dict[str, Any]:
     """Ingest throughput of state and associative memory on ``conv`` vs raw encode and raw UNWIND.
 
     The memories' namespaces ``<prefix>-state`` / ``<prefix>-assoc`` are kept (the recall tenant).
     """
+    embedder = mem.embedder
     texts = [turn_text(t) for t in conv.turns]
     embedder.embed_documents(texts[:8])  # load the model and warm up before timing
     began = time.perf_counter()
@@ -155,18 +157,23 @@ def ingest_section(runner: QueryRunner, embedder: Embedder, conv: Conversation, 
     out: dict[str, Any] = {"turns": len(texts), "raw_encode": {
         "seconds": round(encode_s, 3), "turns_per_s": round(len(texts) / encode_s, 1)}}
     for name, ns in (("state", f"{prefix}-state"), ("associative", f"{prefix}-assoc")):
-        runner.write("core/delete_namespace", namespace=ns)
-        timed_runner, timed_embedder = TimedRunner(runner), TimedEmbedder(embedder)
+        mem.scoped(ns).delete_namespace()
+        timers: dict[str, Any] = {}
+
+        def wrap(key: str, cls: Any) -> Any:
+            return lambda inner: timers.setdefault(key, cls(inner))
+
+        timed = mem.scoped(ns, wrap_runner=wrap("runner", TimedRunner),
+                           wrap_embedder=wrap("embedder", TimedEmbedder))
+        timed_runner, timed_embedder = timers["runner"], timers["embedder"]
         began = time.perf_counter()
-        if name == "state":
-            StateMemory(timed_runner, timed_embedder, ns).ingest([conv])
-        else:
-            AssociativeMemory(timed_runner, timed_embedder, ns).ingest_conversations([conv])
+        timed.memory(name).ingest([conv])
         total = time.perf_counter() - began
-        nodes = sum(int(r["nodes"]) for r in runner.read("core/count_namespace_nodes", namespace=ns))
+        nodes = sum(int(r["nodes"]) for r in mem.scoped(ns).query("core/count_namespace_nodes"))
         # raw UNWIND of the same number of nodes (plain Events with embeddings)
         raw_ns = f"{prefix}-raw-{name[:5]}"
-        runner.write("core/delete_namespace", namespace=raw_ns)
+        raw = mem.scoped(raw_ns)
+        raw.delete_namespace()
         reps = int(np.ceil(nodes / len(texts)))
         rows = [{"id": node_id(raw_ns, "raw", r, i), "conversation": conv.id, "text": texts[i],
                  "speaker": conv.turns[i].speaker, "source_ids": [conv.turns[i].source_id],
@@ -174,9 +181,9 @@ def ingest_section(runner: QueryRunner, embedder: Embedder, conv: Conversation, 
                 for r in range(reps) for i in range(len(texts))][:nodes]
         began = time.perf_counter()
         for start in range(0, len(rows), BATCH):
-            runner.write("bench/write_events", namespace=raw_ns, rows=rows[start:start + BATCH])
+            raw.query("bench/write_events", rows=rows[start:start + BATCH])
         unwind_s = time.perf_counter() - began
-        runner.write("core/delete_namespace", namespace=raw_ns)
+        raw.delete_namespace()
         out[name] = {
             "seconds": round(total, 2), "turns_per_s": round(len(texts) / total, 1),
             "encode_seconds": round(timed_embedder.seconds, 2), "texts_encoded": timed_embedder.texts,
@@ -192,18 +199,21 @@ def ingest_section(runner: QueryRunner, embedder: Embedder, conv: Conversation, 
     return out
 
 
-def run_bench(runner: QueryRunner, embedder: Embedder, server: dict[str, Any], data: Path, out: Path,
+def run_bench(mem: GraphMemory, server: dict[str, Any], data: Path, out: Path,
               sizes: Sequence[int] = (10_000, 100_000), seed: int = 0, questions: int = 60,
               quick: bool = False, console: Any = None) -> dict[str, Any]:
     """Run the benchmark; writes ``report.json``, ``report.md`` and plots into ``out``.
 
     Args:
+        mem: the facade (its connection and embedder; every tenant is ``mem.scoped(...)``).
+        server: ``{"uri", "username", "password", "database"}`` for the ``Neo4jVector`` baseline.
         sizes: memory units per memory (ascending after sorting; each ≥ the tenant's own units).
         questions: timed recalls per method and size.
         quick: one truncated conversation (40 turns), sizes (500, 1500), 8 questions.
     Raises:
         InvalidInputError: a size below 1.
     """
+    embedder = mem.embedder
     say = (lambda m: console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {m}")) if console else (lambda m: None)
     seed_everything(seed)
     if quick:
@@ -222,29 +232,28 @@ def run_bench(runner: QueryRunner, embedder: Embedder, server: dict[str, Any], d
         "sizes": sizes, "seed": seed, "questions": questions, "quick": quick, "run_id": run_id,
         "sigma": SIGMA, "batch": BATCH, "tenant": tenant.id, "tenant_turns": len(tenant.turns),
         "embedder": rpt.embedder_name(embedder)},
-        {"locomo": locomo}, {"uri": server["uri"], "ping": runner.read("core/ping")})
+        {"locomo": locomo}, {"uri": server["uri"], "ping": mem.query("core/ping")})
     report: dict[str, Any] = {"kind": "bench", "config": config, "targets": TARGETS}
     began_all = time.perf_counter()
-    vector = VectorBaseline(embedder, run_id, server["uri"], server.get("username") or "neo4j",
-                            server.get("password") or "neo4j", server.get("database") or "neo4j")
+    vector = VectorBaseline(mem.scoped(f"{prefix}-baseline"), server)
     namespaces = [f"{prefix}-state", f"{prefix}-assoc"]
     filler: Filler | None = None
     try:
         say(f"ingest throughput on {tenant.id} ({len(tenant.turns)} turns)")
-        report["ingest"] = ingest_section(runner, embedder, tenant, prefix)
-        own = runner.read("bench/count_units", namespace=f"{prefix}-state")[0]["events"], \
-            runner.read("bench/count_units", namespace=f"{prefix}-assoc")[0]["episodes"]
+        report["ingest"] = ingest_section(mem, tenant, prefix)
+        own = mem.scoped(f"{prefix}-state").query("bench/count_units")[0]["events"], \
+            mem.scoped(f"{prefix}-assoc").query("bench/count_units")[0]["episodes"]
         turns = [t for c in base_convs for t in c.turns]
         conv_ids = [c.id for c in base_convs for _ in c.turns]
         say(f"encoding {len(turns)} base turns once")
         base_vecs = embedder.embed_documents([turn_text(t) for t in turns])
-        filler = Filler(runner, vector, prefix, turns, conv_ids, base_vecs, seed)
+        filler = Filler(mem, vector, prefix, turns, conv_ids, base_vecs, seed)
         qs = [q.question for q in tenant.qa if q.evidence][:questions]
-        state = StateMemory(runner, embedder, f"{prefix}-state")
-        assoc = AssociativeMemory(runner, embedder, f"{prefix}-assoc")
+        state = mem.scoped(f"{prefix}-state").state
+        assoc = mem.scoped(f"{prefix}-assoc").associative
         methods = {
             "state": lambda q: state.recall(q, k=10),
-            "associative": lambda q: assoc.recall(q),
+            "associative": lambda q: assoc.recall(q, k=10),
             "vector_rag": lambda q: vector.search(q, 10),
         }
         latency: dict[str, dict[str, Any]] = {}
@@ -273,7 +282,7 @@ def run_bench(runner: QueryRunner, embedder: Embedder, server: dict[str, Any], d
     finally:
         say("cleanup")
         for ns in namespaces + (filler.namespaces if filler else []):
-            runner.write("core/delete_namespace", namespace=ns)
+            mem.scoped(ns).delete_namespace()
         vector.cleanup()
     report["targets_check"] = targets_check(report, sizes)
     report["diagnosis"] = diagnosis(report, sizes)
@@ -351,7 +360,7 @@ def diagnosis(report: dict[str, Any], sizes: Sequence[int]) -> list[str]:
                    "all-pairs cosine scan inside the conversation (O(n²) in Cypher). Would meet it: "
                    "UNWIND the chain links and state updates per batch (ordered), and compute "
                    "RELATED_EVENT pairs from the vectors already in memory (numpy top-k) then "
-                   "MERGE them with one UNWIND." if m == "state" else
+                   "merge them with one UNWIND." if m == "state" else
                    "the graph holds many more relationships than nodes. Would meet it: fewer, "
                    "larger UNWIND statements per transaction."))
     return out

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import logging
 import statistics
 import time
 from collections import defaultdict
@@ -28,6 +29,8 @@ from graphmem.experience.decision_graph import LabelVocabulary, action_sequence,
 from graphmem.experience.edit_path import graph_edit_path
 from graphmem.experience.matching import fgw_match
 from graphmem.experience.trajectories import Trajectory
+
+logger = logging.getLogger(__name__)
 
 
 def exact_ged(g: nx.DiGraph, h: nx.DiGraph, timeout: float) -> tuple[float, bool]:
@@ -132,7 +135,7 @@ def same_type_hit_at_k(memory: ExperienceMemory, dev: Sequence[Trajectory], k: i
         began = time.perf_counter()
         result = memory.recall(task.query, k=k, t=0, with_rules=False)
         recall_ms.append((time.perf_counter() - began) * 1000)
-        hit = any(e.task.task_type == task.task_type for e in result.experiences)
+        hit = any(item.task_type == task.task_type for item in result.items)
         hits += hit
         per_type[str(task.task_type)].append(int(hit))
     return {f"hit@{k}": round(hits / len(dev), 4) if dev else None, "dev_tasks": len(dev),
@@ -158,8 +161,8 @@ def correction_hit_rate(memory: ExperienceMemory, embedder: Any, train: Sequence
         cases += 1
         result = memory.recall(exploration.query, k=k, t=t)
         emg += target in {(o, type_object(a)) for o, a in recommended_decisions(result)}
-        intra = result.model_copy(update={"experiences": [e.model_copy(update={"cross": []})
-                                                          for e in result.experiences]})
+        intra = result.model_copy(update={"items": [item.model_copy(update={"cross": []})
+                                                    for item in result.items]})
         emg_intra += target in {(o, type_object(a)) for o, a in recommended_decisions(intra)}
         order = np.argsort(-(train_vectors @ embedder.embed_query(exploration.query)))
         base1 += target in seqs[train[order[0]].task_id]

@@ -18,18 +18,18 @@ question; the metric is :func:`graphmem.state.evaluation.recall_at`.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from graphmem.associative import AssociativeMemory
-from graphmem.conversation import Conversation
-from graphmem.embeddings import Embedder
+from graphmem.conversations import Conversation
 from graphmem.evaluation.baselines import BM25Baseline, VectorBaseline
 from graphmem.evaluation.metrics import KS, RecallTable, fuse_rankings, percentiles
-from graphmem.graph.runner import QueryRunner
-from graphmem.state import StateMemory
+from graphmem.facade import GraphMemory
+
+logger = logging.getLogger(__name__)
 
 METHODS = ("state", "associative", "combined", "vector_rag", "bm25")
 
@@ -48,7 +48,7 @@ def truncate_conversation(conv: Conversation, max_turns: int) -> Conversation:
     return conv.model_copy(update={"turns": turns, "qa": qa})
 
 
-def evaluate_locomo(runner: QueryRunner, embedder: Embedder, conversations: Sequence[Conversation],
+def evaluate_locomo(mem: GraphMemory, conversations: Sequence[Conversation],
                     vector: VectorBaseline, prefix: str, max_questions: int | None = None,
                     ks: Sequence[int] = KS, keep: bool = False,
                     progress: Callable[[str], None] | None = None) -> dict[str, Any]:
@@ -56,8 +56,8 @@ def evaluate_locomo(runner: QueryRunner, embedder: Embedder, conversations: Sequ
     with evidence by all :data:`METHODS`.
 
     Args:
-        runner, embedder: the memories' runner and embedder.
-        conversations: LoCoMo conversations (:func:`graphmem.conversation.read_locomo`).
+        mem: the facade (connection, embedder); each tenant is ``mem.scoped(...)``.
+        conversations: LoCoMo conversations (:func:`graphmem.conversations.read_locomo`).
         vector: the run's ``Neo4jVector`` baseline (turns are added here).
         prefix: namespace prefix (``<prefix>-state-<conv>``, ``<prefix>-assoc-<conv>``),
             deleted afterwards unless ``keep``.
@@ -73,19 +73,19 @@ def evaluate_locomo(runner: QueryRunner, embedder: Embedder, conversations: Sequ
     ingest: dict[str, float] = defaultdict(float)
     rows: list[dict[str, Any]] = []
     say = progress or (lambda _msg: None)
+    embedder = mem.embedder
     for conv in conversations:
-        ns_state, ns_assoc = f"{prefix}-state-{conv.id}", f"{prefix}-assoc-{conv.id}"
-        for ns in (ns_state, ns_assoc):
-            runner.write("core/delete_namespace", namespace=ns)
-        state = StateMemory(runner, embedder, ns_state)
-        assoc = AssociativeMemory(runner, embedder, ns_assoc)
+        tenants = [mem.scoped(f"{prefix}-state-{conv.id}"), mem.scoped(f"{prefix}-assoc-{conv.id}")]
+        for tenant in tenants:
+            tenant.delete_namespace()
+        state, assoc = tenants[0].state, tenants[1].associative
         say(f"{conv.id}: state ingest ({len(conv.turns)} turns)")
         began = time.perf_counter()
         state.ingest([conv])
         ingest["state"] += time.perf_counter() - began
         say(f"{conv.id}: associative ingest")
         began = time.perf_counter()
-        assoc.ingest_conversations([conv])
+        assoc.ingest([conv])
         ingest["associative"] += time.perf_counter() - began
         texts = [turn_text(t) for t in conv.turns]
         began = time.perf_counter()
@@ -99,10 +99,10 @@ def evaluate_locomo(runner: QueryRunner, embedder: Embedder, conversations: Sequ
         for qa in items:
             ranked: dict[str, list[str]] = {}
             began = time.perf_counter()
-            ranked["state"] = list(state.recall(qa.question, k=depth).source_ids)
+            ranked["state"] = state.recall(qa.question, k=depth).source_ids(depth)
             latency["state"].append((time.perf_counter() - began) * 1000)
             began = time.perf_counter()
-            ranked["associative"] = assoc.recall(qa.question).ranked_source_ids(depth)
+            ranked["associative"] = assoc.recall(qa.question, k=depth).source_ids(depth)
             latency["associative"].append((time.perf_counter() - began) * 1000)
             began = time.perf_counter()
             ranked["combined"] = fuse_rankings([ranked["state"], ranked["associative"]])[:depth]
@@ -120,8 +120,8 @@ def evaluate_locomo(runner: QueryRunner, embedder: Embedder, conversations: Sequ
             rows.append({"conversation": conv.id, "category": qa.category, "gold": list(qa.evidence),
                          **{m: ranked[m][:depth] for m in METHODS}})
         if not keep:
-            for ns in (ns_state, ns_assoc):
-                runner.write("core/delete_namespace", namespace=ns)
+            for tenant in tenants:
+                tenant.delete_namespace()
     recall = table.table()
     return {
         "conversations": [c.id for c in conversations],

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -17,6 +18,8 @@ import numpy as np
 
 from graphmem.errors import InvalidInputError
 from graphmem.state.evaluation import CATEGORY_NAMES, recall_at
+
+logger = logging.getLogger(__name__)
 
 KS: tuple[int, ...] = (5, 10, 20)
 

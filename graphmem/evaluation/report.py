@@ -5,6 +5,7 @@ data paths with sha256, parameters, seed), ``report.json``, ``report.md`` and PN
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import json
 import platform
@@ -14,6 +15,8 @@ from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+logger = logging.getLogger(__name__)
 
 PACKAGES = ("graphmem", "neo4j", "sentence-transformers", "torch", "numpy", "pot", "networkx",
             "langchain-core", "langchain-neo4j", "bm25s", "matplotlib")

@@ -10,11 +10,14 @@ Sections (each a key of ``report.json`` and a part of ``report.md``):
   GED, FGW ms, correction hit rate (:mod:`graphmem.evaluation.experience`);
 - ``insight`` — :func:`graphmem.insight.replay_sweep` on FEVER (recorded outcomes replayed).
 
-Every namespace and the baseline's label/index are scoped to one run id and deleted afterwards.
+Everything goes through one :class:`~graphmem.GraphMemory` facade: every namespace is
+``mem.scoped(<prefix>-...)`` of one run id and deleted afterwards with ``delete_namespace()``; the
+vector baseline's nodes carry the run's namespace and are deleted too.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 import uuid
@@ -23,13 +26,14 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.conversation import read_locomo
-from graphmem.embeddings import Embedder
+from graphmem.conversations import read_locomo
 from graphmem.errors import ConfigurationError
 from graphmem.evaluation import report as rpt
 from graphmem.evaluation.baselines import VectorBaseline
 from graphmem.evaluation.locomo import METHODS, evaluate_locomo, truncate_conversation
-from graphmem.graph.runner import QueryRunner
+from graphmem.facade import GraphMemory
+
+logger = logging.getLogger(__name__)
 
 #: Sizes of the quick run (the integration test) and the full run.
 QUICK = {"locomo_conversation": "conv-30", "locomo_turns": 60, "locomo_questions": 12,
@@ -54,6 +58,7 @@ def seed_everything(seed: int) -> None:
 
 
 def _say(console: Any, msg: str) -> None:
+    logger.info("%s", msg)
     if console is not None:
         console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {msg}")
 
@@ -81,7 +86,7 @@ def _explorations(explorations: Path | None, out: Path, records_dev: Path, quick
                             f"{exc}); GED and correction sections skipped")
 
 
-def experience_section(runner: QueryRunner, embedder: Embedder, data: Path, out: Path,
+def experience_section(mem: GraphMemory, data: Path, out: Path,
                        explorations: Path | None, sizes: dict[str, Any], prefix: str,
                        seed: int, console: Any) -> dict[str, Any]:
     """Experience memory: build from ScienceWorld train (+ explorations), dev hit@5, GED, FGW."""
@@ -92,7 +97,6 @@ def experience_section(runner: QueryRunner, embedder: Embedder, data: Path, out:
         same_type_hit_at_k,
         stratified,
     )
-    from graphmem.experience import ExperienceMemory
     from graphmem.experience.trajectories import read_scienceworld
 
     sw = data / "scienceworld"
@@ -120,27 +124,27 @@ def experience_section(runner: QueryRunner, embedder: Embedder, data: Path, out:
         result["ged"] = ged_benchmark(pairs, 9, sizes["ged_timeout"], sizes["ged_pairs"])
     _say(console, "experience: FGW timing")
     result["fgw"] = fgw_timing(train[:400], seed=seed, draws=sizes["fgw_draws"])
-    ns = f"{prefix}-experience"
-    runner.write("core/delete_namespace", namespace=ns)
-    memory = ExperienceMemory(runner=runner, embedder=embedder, namespace=ns)
+    tenant = mem.scoped(f"{prefix}-experience")
+    tenant.delete_namespace()
+    memory = tenant.experience
     try:
-        _say(console, f"experience: build memory from {len(train)} train tasks")
-        build = memory.build(train, ex_train, k=3, tau=0.5)
-        result["build_seconds"] = build.seconds if hasattr(build, "seconds") else None
+        _say(console, f"experience: ingest {len(train)} train tasks")
+        report = memory.ingest(train, explorations=ex_train, k=3, tau=0.5)
+        result["build_seconds"] = report.seconds
         _say(console, f"experience: recall for {len(dev)} dev tasks")
         result["same_type"] = same_type_hit_at_k(memory, dev, k=5)
         if ex_dev:
-            result["correction"] = correction_hit_rate(memory, embedder, train, ex_dev, by_key)
+            result["correction"] = correction_hit_rate(memory, mem.embedder, train, ex_dev, by_key)
     finally:
-        runner.write("core/delete_namespace", namespace=ns)
+        tenant.delete_namespace()
     return result
 
 
-def insight_section(runner: QueryRunner, embedder: Embedder, data: Path, sizes: dict[str, Any]) -> dict[str, Any]:
+def insight_section(mem: GraphMemory, data: Path, sizes: dict[str, Any]) -> dict[str, Any]:
     """Insight replay on FEVER (:func:`graphmem.insight.replay_sweep`), one run per λ."""
     from graphmem.insight import replay_sweep
 
-    reports = replay_sweep(runner, embedder, "fever", sizes["insight_tasks"],
+    reports = replay_sweep(mem, "fever", sizes["insight_tasks"],
                            lambdas=sizes["insight_lambdas"], data_root=data)
     return {"dataset": "fever", "tasks": sizes["insight_tasks"], "note": reports[0].note,
             "outcome_source": reports[0].outcome_source,
@@ -155,13 +159,13 @@ def insight_section(runner: QueryRunner, embedder: Embedder, data: Path, sizes: 
                      for r in reports]}
 
 
-def run_eval(runner: QueryRunner, embedder: Embedder, server: dict[str, Any], data: Path, out: Path,
+def run_eval(mem: GraphMemory, server: dict[str, Any], data: Path, out: Path,
              locomo: Path | None = None, seed: int = 0, quick: bool = False,
              explorations: Path | None = None, console: Any = None) -> dict[str, Any]:
     """Run every section, write ``report.json``, ``report.md`` and plots into ``out``.
 
     Args:
-        runner, embedder: the memories' runner and embedder.
+        mem: the facade (connection, embedder, llm); every tenant is ``mem.scoped(...)``.
         server: ``{"uri", "username", "password", "database"}`` for the ``Neo4jVector`` baseline.
         data: the real-data folder (``locomo/``, ``memconflict/``, ``scienceworld/``, ``fever/``).
         locomo: a LoCoMo-format file (default ``data/locomo/locomo-dev.json``).
@@ -182,7 +186,8 @@ def run_eval(runner: QueryRunner, embedder: Embedder, server: dict[str, Any], da
     run_id = uuid.uuid4().hex[:8]
     prefix = f"eval-{run_id}"
     out.mkdir(parents=True, exist_ok=True)
-    version = runner.read("core/ping")
+    version = mem.query("core/ping")
+    embedder = mem.embedder
     config = rpt.configuration(
         "graphmem eval", {"seed": seed, "quick": quick, "run_id": run_id, "sizes": sizes,
                           "embedder": rpt.embedder_name(embedder)},
@@ -201,10 +206,9 @@ def run_eval(runner: QueryRunner, embedder: Embedder, server: dict[str, Any], da
         chosen = [c for c in conversations if c.id == sizes["locomo_conversation"]] or conversations[:1]
         conversations = [truncate_conversation(chosen[0], sizes["locomo_turns"])]
     began = time.perf_counter()
-    vector = VectorBaseline(embedder, run_id, server["uri"], server.get("username") or "neo4j",
-                            server.get("password") or "neo4j", server.get("database") or "neo4j")
+    vector = VectorBaseline(mem.scoped(f"{prefix}-baseline"), server)
     try:
-        report["locomo"] = evaluate_locomo(runner, embedder, conversations, vector, prefix,
+        report["locomo"] = evaluate_locomo(mem, conversations, vector, prefix,
                                            max_questions=sizes["locomo_questions"],
                                            progress=lambda m: _say(console, f"locomo {m}"))
     finally:
@@ -213,18 +217,18 @@ def run_eval(runner: QueryRunner, embedder: Embedder, server: dict[str, Any], da
 
     _say(console, "memconflict probes (state memory)")
     began = time.perf_counter()
-    report["memconflict"] = evaluate_memconflict(runner, embedder, memconflict, prefix=f"{prefix}-mc",
+    report["memconflict"] = evaluate_memconflict(mem, memconflict, prefix=f"{prefix}-mc",
                                                  max_personas=sizes["memconflict_personas"])
     report["seconds"]["memconflict"] = round(time.perf_counter() - began, 1)
 
     began = time.perf_counter()
-    report["experience"] = experience_section(runner, embedder, data, out, explorations, sizes,
+    report["experience"] = experience_section(mem, data, out, explorations, sizes,
                                               prefix, seed, console)
     report["seconds"]["experience"] = round(time.perf_counter() - began, 1)
 
     _say(console, "insight replay (FEVER)")
     began = time.perf_counter()
-    report["insight"] = insight_section(runner, embedder, data, sizes)
+    report["insight"] = insight_section(mem, data, sizes)
     report["seconds"]["insight"] = round(time.perf_counter() - began, 1)
     report["seconds"]["total"] = round(time.perf_counter() - began_all, 1)
 

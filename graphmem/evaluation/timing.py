@@ -3,6 +3,7 @@ database calls and in model encoding, so ingest time splits into encode / graph 
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import defaultdict
 from collections.abc import Sequence
@@ -11,16 +12,18 @@ from typing import Any
 import numpy as np
 
 from graphmem.embeddings import Embedder
-from graphmem.graph.runner import QueryRunner
+
+logger = logging.getLogger(__name__)
 
 
 class TimedRunner:
-    """Wraps a :class:`QueryRunner`; ``seconds["read"|"write"]`` and ``calls`` add up per mode.
+    """Wraps the facade's query runner (``GraphMemory.scoped(ns, wrap_runner=TimedRunner)``);
+    ``seconds["read"|"write"]`` and ``calls`` add up per mode.
 
     Everything else is delegated, so memories and stores use it like the runner.
     """
 
-    def __init__(self, runner: QueryRunner):
+    def __init__(self, runner: Any):
         self._runner = runner
         self.seconds: dict[str, float] = defaultdict(float)
         self.calls: dict[str, int] = defaultdict(int)

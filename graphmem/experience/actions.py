@@ -8,8 +8,11 @@ text falls back to ``(first word, rest, "")``. Pure functions, no I/O.
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Literal, NamedTuple
+
+logger = logging.getLogger(__name__)
 
 Grammar = Literal["scienceworld", "alfworld", "generic"]
 

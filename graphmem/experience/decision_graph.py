@@ -17,6 +17,7 @@ overwrites ``s``; every observation seen on it is kept in ``observations``.
 
 from __future__ import annotations
 
+import logging
 import networkx as nx
 
 from graphmem.errors import TrajectoryError
@@ -27,6 +28,8 @@ from graphmem.experience.actions import (
     is_valid_observation,
 )
 from graphmem.experience.trajectories import Trajectory
+
+logger = logging.getLogger(__name__)
 
 
 class LabelVocabulary:

@@ -9,9 +9,12 @@ and :func:`apply_edit_path` turns ``G`` into exactly ``G'``.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 import networkx as nx
+
+logger = logging.getLogger(__name__)
 
 Node = int
 

@@ -16,6 +16,7 @@ task key. Needs ``pip install 'graphmem[scienceworld]'`` and Java 17.
 
 from __future__ import annotations
 
+import logging
 import json
 import random
 import time
@@ -24,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import ConfigurationError, InvalidInputError
+
+logger = logging.getLogger(__name__)
 
 
 def noisy_expert_episode(env: Any, record: dict[str, Any], epsilon: float, seed: int,

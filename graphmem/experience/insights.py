@@ -15,6 +15,7 @@ The renderer name ("heuristic" or "llm") is returned with each text and stored o
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Literal
 
 import networkx as nx
@@ -22,6 +23,8 @@ from pydantic import BaseModel, Field
 
 from graphmem.experience.edit_path import EditPath
 from graphmem.llm import LLMUsage, invoke_structured
+
+logger = logging.getLogger(__name__)
 
 MAX_RULES_IN_TEXT = 20
 

@@ -3,12 +3,15 @@ pydantic models in and out. Every query is scoped by the namespace."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from pydantic import BaseModel
 
 from graphmem.graph.runner import QueryRunner
 from graphmem.names import validate_namespace
+
+logger = logging.getLogger(__name__)
 
 
 class RecalledTask(BaseModel):
@@ -57,8 +60,12 @@ class ExperienceStore:
         self.namespace = validate_namespace(namespace)
 
     def write_unit(self, tasks: list[dict], graphs: list[dict], actions: list[dict],
-                   edges: list[dict], edits: list[dict]) -> None:
-        """Write tasks with their decision graphs and edit operations in ONE transaction."""
+                   edges: list[dict], edits: list[dict]) -> tuple[dict[str, int], int]:
+        """Write tasks with their decision graphs and edit operations in ONE transaction.
+
+        Returns:
+            (nodes created by label from the write answers, tasks that were already stored).
+        """
         ns = self.namespace
         steps: list[tuple[str, dict[str, Any]]] = [
             ("experience/merge_tasks", {"namespace": ns, "rows": tasks}),
@@ -68,7 +75,16 @@ class ExperienceStore:
         ]
         if edits:
             steps.append(("experience/merge_edit_operations", {"namespace": ns, "rows": edits}))
-        self.runner.write_many(steps)
+        answers = self.runner.write_many(steps)
+        labels = {"experience/merge_tasks": "Task", "experience/merge_decision_graphs": "DecisionGraph",
+                  "experience/merge_actions": "Action",
+                  "experience/merge_edit_operations": "EditOperation"}
+        created: dict[str, int] = {}
+        for (name, _params), rows in zip(steps, answers, strict=True):
+            if name in labels:
+                created[labels[name]] = sum(int(r["created"]) for r in rows)
+        logger.debug("experience write unit: %d tasks, created %s", len(tasks), created)
+        return created, len(tasks) - created["Task"]
 
     def write_similar(self, rows: list[dict]) -> None:
         """Write SIMILAR_TASK edges (one transaction)."""

@@ -17,6 +17,7 @@ ScienceWorld records (``sciworld_gold_*.jsonl``) use ``id``, ``task_name``, ``ta
 
 from __future__ import annotations
 
+import logging
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from graphmem.errors import InputFormatError, TrajectoryError
+
+logger = logging.getLogger(__name__)
 
 
 class TrajectoryStep(BaseModel):

@@ -25,3 +25,17 @@ def open_driver(uri: str, username: str, password: str, verify: bool = True) -> 
             driver.close()
             raise translate_neo4j_error(exc, username=username, uri=uri) from exc
     return driver
+
+
+def open_runner(uri: str, username: str, password: str, database: str = "neo4j"):
+    """A :class:`~graphmem.graph.runner.QueryRunner` on the shipped Cypher registry that owns a
+    new driver for ``uri``.
+
+    Raises:
+        ServiceUnavailableError, AuthenticationError.
+    """
+    from graphmem.graph.registry import CypherRegistry
+    from graphmem.graph.runner import QueryRunner
+
+    driver = open_driver(uri, username, password)
+    return QueryRunner(driver, CypherRegistry.load(), database=database, owns_driver=True)

@@ -11,6 +11,7 @@ runs from both applying.
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import uuid
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from graphmem.errors import MigrationError, MigrationLockedError
 from graphmem.graph.registry import used_params
 from graphmem.graph.runner import QueryRunner
 
+logger = logging.getLogger(__name__)
 _FILE = re.compile(r"^V(\d{4})__([a-z0-9_]+)\.cypher$")
 _ALLOWED_PARAMS = {"vector_dimension"}
 LOCK_NAME = "migrations"
@@ -120,7 +122,8 @@ class Migrator:
         self.runner.write("core/create_lock_constraint")
 
     def status(self) -> MigrationStatus:
-        """Applied and pending migrations.
+        """Applied and pending migrations. Reads only (one read transaction; nothing is
+        created), so it works on a fresh database, where every migration is pending.
 
         Raises:
             MigrationError: an applied migration's file has a different checksum now.
@@ -160,6 +163,9 @@ class Migrator:
             for migration in self.status().pending:
                 self._apply(migration)
                 applied_now.append(migration)
+                logger.info("applied migration V%04d__%s", migration.version, migration.name)
+            if not applied_now:
+                logger.info("migrations: the database is up to date")
             return applied_now
         finally:
             self.runner.write("core/release_lock", name=LOCK_NAME, owner=owner)

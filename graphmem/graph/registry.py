@@ -10,11 +10,21 @@ Each file starts with a ``//`` header::
 The query's name is its path below ``cypher/`` without the suffix (``state/merge_event``). At load,
 the declared params must equal the ``$params`` used in the body, else :class:`QueryRegistryError`
 names the file.
+
+Label unions over every memory (namespace deletion and counts in ``cypher/core/``) are not
+hand-listed: a body may write the placeholder ``{{MEMORY_LABELS}}`` where a label expression goes
+(``(n:{{MEMORY_LABELS}})``), and :meth:`CypherRegistry.get` substitutes
+``"|".join(graphmem.memory.all_labels())`` — the labels of the memories registered *now*, so a
+memory registered at run time is included. Each label must match ``^[A-Z][A-Za-z0-9]*$`` (labels
+come from graphmem's fixed vocabulary, never from user input), else :class:`QueryRegistryError`.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -24,6 +34,10 @@ from graphmem.errors import QueryRegistryError, UnknownQueryError
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _HEADER = re.compile(r"^//\s*([a-z_]+)\s*:\s*(.*?)\s*$")
 _REQUIRED = ("description", "params", "returns", "mode")
+#: Placeholder for the union of every registered memory's labels (see the module docstring).
+MEMORY_LABELS = "{{MEMORY_LABELS}}"
+_LABEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+logger = logging.getLogger(__name__)
 _STRING_OR_COMMENT = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|//[^\n]*")
 
 
@@ -102,39 +116,73 @@ def parse_query(name: str, source: str, path: Path) -> CypherQuery:
     )
 
 
+def memory_label_union() -> str:
+    """``"Query|Step|...|Theme"``: the labels of every registered memory, in registry order.
+
+    Raises:
+        QueryRegistryError: no memory registered, or a label outside ``^[A-Z][A-Za-z0-9]*$``.
+    """
+    from graphmem.memory import all_labels
+
+    labels = all_labels()
+    if not labels:
+        raise QueryRegistryError("no memory is registered: the label union would be empty")
+    bad = [label for label in labels if not _LABEL.match(label)]
+    if bad:
+        raise QueryRegistryError(f"memory labels {bad!r} do not match ^[A-Z][A-Za-z0-9]*$")
+    return "|".join(labels)
+
+
 class CypherRegistry:
     """All queries under a root folder, by name. Load once; lookups are dict reads."""
 
     def __init__(self, queries: dict[str, CypherQuery]):
         self._queries = dict(queries)
+        self._rendered: dict[tuple[str, str], CypherQuery] = {}
 
     @classmethod
-    def load(cls, root: Path | None = None) -> CypherRegistry:
-        """Load every ``*.cypher`` below ``root`` (default: the shipped ``cypher/``).
+    def load(cls, root: Path | None = None, extra: Iterable[Path] = ()) -> CypherRegistry:
+        """Load every ``*.cypher`` below ``root`` (default: the shipped ``cypher/``) and below
+        each folder of ``extra`` (e.g. a plugin's or a test's own queries; names are relative to
+        their folder).
 
         Raises:
-            QueryRegistryError: for the first bad file, naming it.
+            QueryRegistryError: for the first bad file, naming it; a name defined twice.
         """
         if root is None:
             from graphmem.resources import resource_dir
 
             root = resource_dir("cypher")
         queries: dict[str, CypherQuery] = {}
-        for path in sorted(root.rglob("*.cypher")):
-            name = path.relative_to(root).with_suffix("").as_posix()
-            queries[name] = parse_query(name, path.read_text(encoding="utf-8"), path)
+        for folder in (root, *extra):
+            for path in sorted(Path(folder).rglob("*.cypher")):
+                name = path.relative_to(folder).with_suffix("").as_posix()
+                if name in queries:
+                    raise QueryRegistryError(f"{path}: query {name!r} is already defined in "
+                                             f"{queries[name].path}")
+                queries[name] = parse_query(name, path.read_text(encoding="utf-8"), path)
+        logger.debug("loaded %d Cypher queries from %s", len(queries), root)
         return cls(queries)
 
     def get(self, name: str) -> CypherQuery:
-        """The query called ``name``.
+        """The query called ``name``, with ``{{MEMORY_LABELS}}`` replaced by the labels of the
+        memories registered now.
 
         Raises:
-            UnknownQueryError: naming ``name``.
+            UnknownQueryError: naming ``name``. QueryRegistryError: a bad memory label.
         """
         try:
-            return self._queries[name]
+            query = self._queries[name]
         except KeyError:
             raise UnknownQueryError(f"no Cypher query named {name!r}") from None
+        if MEMORY_LABELS not in query.text:
+            return query
+        union = memory_label_union()
+        rendered = self._rendered.get((name, union))
+        if rendered is None:
+            rendered = dataclasses.replace(query, text=query.text.replace(MEMORY_LABELS, union))
+            self._rendered[(name, union)] = rendered
+        return rendered
 
     def names(self) -> list[str]:
         """All query names, sorted."""

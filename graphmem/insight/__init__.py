@@ -6,11 +6,16 @@ r = s − λc in Cypher, and a failure-aware graph controller (heuristic or LLM)
 decision is audited as a ControllerDecision node.
 
     mem = InsightMemory(runner, embedder, "team-a")
-    hits = mem.recall("Mohra is a truck", k=5, lam=1.0, b=3)
-    mem.feedback("Mohra is a truck", "resolved", ["search[Mohra]", "finish[REFUTES]"], hits.insights)
+    hits = mem.recall("Mohra is a truck", k=3, query_k=5, lam=1.0)
+    mem.feedback("Mohra is a truck", "resolved", ["search[Mohra]", "finish[REFUTES]"], hits.items)
 """
 
-from graphmem.insight.controller import HeuristicController, HeuristicPolicy, LLMController
+from graphmem.insight.controller import (
+    HeuristicInsightController,
+    HeuristicPolicy,
+    InsightController,
+    LLMInsightController,
+)
 from graphmem.insight.datasets import ReplayTask, load_tasks
 from graphmem.insight.feedback_file import read_feedback_file
 from graphmem.insight.memory import InsightMemory
@@ -20,25 +25,24 @@ from graphmem.insight.models import (
     InsightHistory,
     InsightState,
     OperationSet,
-    RecalledInsight,
+    InsightItem,
     RecallParams,
-    RecallResult,
 )
 from graphmem.insight.replay import ReplayReport, replay, replay_sweep
 
 __all__ = [
     "FeedbackInput",
     "FeedbackResult",
-    "HeuristicController",
+    "HeuristicInsightController",
     "HeuristicPolicy",
     "InsightHistory",
     "InsightMemory",
     "InsightState",
-    "LLMController",
+    "InsightController",
+    "InsightItem",
+    "LLMInsightController",
     "OperationSet",
     "RecallParams",
-    "RecallResult",
-    "RecalledInsight",
     "ReplayReport",
     "ReplayTask",
     "load_tasks",

@@ -2,9 +2,9 @@
 and separately whether to ADD a new insight. Two controllers, same output
 (:class:`~graphmem.insight.models.ControllerPlan`):
 
-* :class:`HeuristicController` — deterministic rules on Ψ and the evidence counts (default
+* :class:`HeuristicInsightController` — deterministic rules on Ψ and the evidence counts (default
   without an LLM; its reasons start with ``heuristic:``).
-* :class:`LLMController` — a langchain-core chat model with structured output whose schema only
+* :class:`LLMInsightController` — a langchain-core chat model with structured output whose schema only
   admits the operations of the chosen :class:`OperationSet` and the retrieved insight ids.
 
 Neither writes anything: the memory writes the plan in one transaction afterwards, so an LLM that
@@ -13,9 +13,10 @@ fails twice (:class:`~graphmem.errors.ControllerError`) leaves the graph untouch
 
 from __future__ import annotations
 
+import logging
 import json
 from collections.abc import Sequence
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, create_model, model_validator
 
@@ -29,7 +30,21 @@ from graphmem.insight.models import (
 from graphmem.insight.rendering import render_insight
 from graphmem.llm import LLMUsage, invoke_structured
 
+logger = logging.getLogger(__name__)
+
 CONTROLLER_OPERATION = "insight.controller"
+
+
+@runtime_checkable
+class InsightController(Protocol):
+    """What the insight memory needs of a graph controller (eqs. 11–12): a ``name``
+    (``"heuristic"`` / ``"llm"``) and ``decide(input, operations, usage) -> ControllerPlan``
+    (no writes; LLM calls counted into ``usage``)."""
+
+    name: str
+
+    def decide(self, ctx: ControllerInput, operations: OperationSet,
+               usage: LLMUsage) -> ControllerPlan: ...
 
 
 class ControllerInput(BaseModel):
@@ -54,7 +69,7 @@ class HeuristicPolicy(BaseModel):
     archive_margin: int = Field(2, ge=1)
 
 
-class HeuristicController:
+class HeuristicInsightController:
     """Deterministic controller (the default without an LLM). Rules:
 
     * Ψ = resolved → KEEP each retrieved insight; the query joins its Ω+.
@@ -168,7 +183,7 @@ def controller_schema(operations: OperationSet, insight_ids: Sequence[str]) -> t
     )
 
 
-class LLMController:
+class LLMInsightController:
     """Prompt-constrained LLM controller (the paper's instantiation).
 
     Args:

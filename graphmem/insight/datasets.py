@@ -4,6 +4,7 @@ kind (the label or task type); nothing here runs an agent."""
 
 from __future__ import annotations
 
+import logging
 import json
 import os
 from collections.abc import Iterator
@@ -13,6 +14,8 @@ from pydantic import BaseModel
 
 from graphmem.errors import ConfigurationError, InputFormatError, InvalidInputError
 from graphmem.insight.models import Status
+
+logger = logging.getLogger(__name__)
 
 #: dataset name -> (path below the data root, how Ψ is read from the record)
 DATASETS: dict[str, tuple[str, str]] = {

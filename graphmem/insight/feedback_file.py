@@ -6,12 +6,15 @@
 
 from __future__ import annotations
 
+import logging
 import json
 from pathlib import Path
 
 from graphmem.errors import GraphmemError, InputFormatError
 from graphmem.insight.memory import parse_feedback
 from graphmem.insight.models import FeedbackInput
+
+logger = logging.getLogger(__name__)
 
 
 def read_feedback_file(path: str | Path) -> list[FeedbackInput]:

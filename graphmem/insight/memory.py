@@ -4,86 +4,74 @@ controller (eqs. 11–12)."""
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pydantic
 
 from graphmem.embeddings import Embedder, validate_vectors
-from graphmem.errors import EmptyTextError, TrajectoryError, InvalidInputError
+from graphmem.documents import item_document
+from graphmem.errors import EmptyTextError, InvalidInputError
 from graphmem.graph.runner import QueryRunner
 from graphmem.insight.controller import (
     ControllerInput,
-    HeuristicController,
+    HeuristicInsightController,
     HeuristicPolicy,
-    LLMController,
+    InsightController,
+    LLMInsightController,
 )
+from graphmem.insight.feedback_steps import created_counts, parse_feedback, plan_steps
 from graphmem.insight.models import (
-    ControllerPlan,
-    DecisionRecord,
     FeedbackInput,
     FeedbackResult,
     InsightHistory,
     InsightState,
     OperationSet,
-    RecalledInsight,
+    InsightItem,
     RecallParams,
-    RecallResult,
 )
 from graphmem.insight.store import InsightStore
-from graphmem.asyncio_support import AsyncRecall
-from graphmem.llm import LLMAccounting, LLMUsage
-from graphmem.names import node_id, validate_namespace
+from graphmem.llm import LLMUsage
+from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallResult, Round,
+                             check_count)
+from graphmem.names import node_id
+
+if TYPE_CHECKING:
+    from langchain_core.documents import Document
+
+logger = logging.getLogger(__name__)
 
 
-def parse_feedback(data: Any) -> FeedbackInput:
-    """Validate one feedback record (dict or :class:`FeedbackInput`).
-
-    Raises:
-        EmptyTextError: empty query (names the value).
-        TrajectoryError: a trajectory that is not a list of non-empty strings (names the step).
-        InvalidInputError: any other bad field (e.g. a status other than failed/resolved).
-    """
-    if isinstance(data, FeedbackInput):
-        return data
-    try:
-        return FeedbackInput.model_validate(data)
-    except pydantic.ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(x) for x in first["loc"])
-        message = f"feedback field {where!r}: {first['msg']} (got {first.get('input')!r})"
-        if first["loc"][:1] == ("query",):
-            raise EmptyTextError(message) from None
-        if first["loc"][:1] == ("trajectory",):
-            raise TrajectoryError(message) from None
-        raise InvalidInputError(message) from None
 
 
-class InsightMemory(AsyncRecall, LLMAccounting):
+class InsightMemory(Memory[InsightItem]):
     """Insight memory of one namespace.
 
     Args:
         runner: the query runner.
         embedder: text embedder (vectors of the Query/Insight indexes, e.g. 384 dims).
         namespace: tenant scope of every read and write.
-        llm: optional langchain-core ``BaseChatModel``; None → :class:`HeuristicController`.
+        llm: optional langchain-core ``BaseChatModel``; None → :class:`HeuristicInsightController`.
         operation_set: the controller's allowed operations (ablation switch, default all).
         policy: thresholds of the heuristic controller.
         related_top: RELATED_QUERY edges added at insert to at most this many similar queries…
         related_threshold: …whose cosine similarity (in [-1, 1]) is at least this.
-        recall_params: default k, λ, B.
+        recall_params: default ``query_k`` (eq. 2), λ (eq. 8) and ``k`` = B (eq. 10).
     Attributes:
         llm_usage: running total of the controller's LLM calls (:class:`LLMAccounting`).
     Raises:
         InvalidInputError: a bad namespace.
     """
 
+    name = "insight"
+
     def __init__(
         self,
         runner: QueryRunner,
         embedder: Embedder,
-        namespace: str,
+        namespace: str = "default",
         llm: Any | None = None,
         *,
         operation_set: OperationSet | str = OperationSet.ALL,
@@ -92,12 +80,10 @@ class InsightMemory(AsyncRecall, LLMAccounting):
         related_threshold: float = 0.7,
         recall_params: RecallParams | None = None,
     ):
-        self.runner = runner
-        self.embedder = embedder
-        self.namespace = validate_namespace(namespace)
-        self.llm = llm
+        super().__init__(runner, embedder, namespace, llm)
         self.operation_set = OperationSet(operation_set)
-        self.controller = LLMController(llm) if llm is not None else HeuristicController(policy)
+        self.graph_controller: InsightController = (
+            LLMInsightController(llm) if llm is not None else HeuristicInsightController(policy))
         self.related_top = related_top
         self.related_threshold = related_threshold
         self.recall_params = recall_params or RecallParams()
@@ -114,39 +100,69 @@ class InsightMemory(AsyncRecall, LLMAccounting):
         return validate_vectors(np.asarray(embedding).reshape(1, -1), self.embedder.dimension)[0]
 
     # ---- retrieval (eqs. 2–4, 7–10) -------------------------------------------------------
-    def recall(
-        self,
-        query: str,
-        k: int | None = None,
-        lam: float | None = None,
-        b: int | None = None,
-        *,
-        embedding: np.ndarray | None = None,
-    ) -> RecallResult:
-        """Top-B active insights for ``query``, each with s, c, r = s − λc and the supporting and
-        conflicting query ids that produced them.
+    def recall(self, query: str, k: int = 3, *, query_k: int | None = None,
+               lam: float | None = None,
+               embedding: np.ndarray | None = None) -> RecallResult[InsightItem]:
+        """Top-``k`` (B of eq. 10) active insights for ``query``, each with s, c, r = s − λc and
+        the supporting and conflicting query ids that produced them.
 
         Args:
             query: the new task's query text.
-            k: similar queries (eq. 2); lam: λ ≥ 0 (eq. 8); b: top-B (eq. 10). None → defaults.
+            k: insights returned, B of eq. 10 (1..200).
+            query_k: similar queries seeding the query subgraph (eq. 2, 1..200); None → the
+                memory's default.
+            lam: λ ≥ 0, the conflict penalty of eq. 8; None → the default.
             embedding: ``(d,)`` float32 vector of ``query`` if already computed.
+        Returns:
+            :class:`~graphmem.memory.RecallResult` of :class:`InsightItem` by r (score = r); one
+            round ``recall_insights`` with ``details`` seed_query_ids, expanded_query_ids,
+            query_k, lam; ``timings`` in ms.
         Raises:
-            EmptyTextError, EmbeddingDimensionError, InvalidInputError (k, λ, B out of range).
+            EmptyTextError, EmbeddingDimensionError, InvalidInputError (k, query_k, λ out of range).
         """
+        began = time.perf_counter()
         if not isinstance(query, str) or not query.strip():
             raise EmptyTextError(f"recall query is empty: {query!r}")
-        d = self.recall_params
-        try:
-            params = RecallParams(k=k if k is not None else d.k,
-                                  lam=lam if lam is not None else d.lam,
-                                  b=b if b is not None else d.b)
-        except pydantic.ValidationError as exc:
-            raise InvalidInputError(f"bad recall parameter: {exc.errors()[0]['msg']} "
-                                  f"(k={k!r}, lambda={lam!r}, b={b!r})") from None
+        check_count("k", k)
+        query_k = check_count("query_k", query_k if query_k is not None
+                              else self.recall_params.query_k)
+        lam = self.recall_params.lam if lam is None else lam
+        if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not lam >= 0:
+            raise InvalidInputError(f"lam must be a number >= 0, got {lam!r}")
         vector = self._embedding(query, embedding)
-        seeds, expanded, insights = self.store.recall(vector, params)
-        return RecallResult(query=query, params=params, seed_query_ids=seeds,
-                            expanded_query_ids=expanded, insights=insights)
+        embedded = time.perf_counter()
+        seeds, expanded, insights = self.store.recall(vector, query_k, float(lam), k)
+        for item in insights:
+            item.path = self._path(query, item, seeds, expanded)
+        done = time.perf_counter()
+        logger.debug("insight recall: %d seeds, %d expanded, %d insights", len(seeds),
+                     len(expanded), len(insights))
+        return RecallResult[InsightItem](
+            memory=self.name, namespace=self.namespace, query=query, items=insights,
+            rounds=[Round(number=1, action="recall_insights",
+                          added=[i.id for i in insights],
+                          details={"seed_query_ids": seeds, "expanded_query_ids": expanded,
+                                   "query_k": query_k, "lam": float(lam)})],
+            controller=self.controller,
+            timings={"embed": round((embedded - began) * 1000, 3),
+                     "search": round((done - embedded) * 1000, 3),
+                     "total": round((done - began) * 1000, 3)})
+
+    @staticmethod
+    def _path(query: str, item: InsightItem, seeds: list[str],
+              expanded: list[str]) -> list[PathStep]:
+        """question -> the query that reached the insight -> the insight (eqs. 2–4, 7)."""
+        steps = [PathStep(action="ask", node="question", id="question", text=query[:200])]
+        seed_set = set(seeds)
+        for ids, edge in ((item.supporting_query_ids, "SUPPORTS"),
+                          (item.conflicting_query_ids, "CONFLICTS_WITH")):
+            via = [q for q in ids if q in seed_set] or [q for q in ids if q in expanded]
+            if via:
+                action = "similar_query" if via[0] in seed_set else "RELATED_QUERY"
+                return [*steps, PathStep(action=action, node="query", id=via[0]),
+                        PathStep(action=edge, node="insight", id=item.id, text=item.text[:120])]
+        return [*steps, PathStep(action="SUPPORTS", node="insight", id=item.id,
+                                 text=item.text[:120])]
 
     # ---- feedback and the graph controller (eqs. 11–12) ------------------------------------
     def feedback(
@@ -154,7 +170,7 @@ class InsightMemory(AsyncRecall, LLMAccounting):
         query: str,
         status: str,
         trajectory: Sequence[str] = (),
-        retrieved: Sequence[str | RecalledInsight] | None = None,
+        retrieved: Sequence[str | InsightItem] | None = None,
         *,
         task_id: str | None = None,
         operation_set: OperationSet | str | None = None,
@@ -184,24 +200,68 @@ class InsightMemory(AsyncRecall, LLMAccounting):
         item = parse_feedback({
             "query": query, "status": status, "trajectory": list(trajectory),
             "retrieved": None if retrieved is None else [
-                r.id if isinstance(r, RecalledInsight) else r for r in retrieved],
+                r.id if isinstance(r, InsightItem) else r for r in retrieved],
             "task_id": task_id,
         })
         return self._feedback(item, OperationSet(operation_set or self.operation_set), embedding)
 
-    def feedback_many(self, items: Iterable[FeedbackInput | dict]) -> list[FeedbackResult]:
-        """:meth:`feedback` for each record in order (each record is its own transaction).
+    def ingest(self, records: Iterable[FeedbackInput | dict], *,
+               progress: Progress | None = None) -> IngestReport:
+        """:meth:`feedback` for each task record in order, each record its own transaction.
 
-        All records are validated first; a bad one raises before anything is written."""
-        parsed = [parse_feedback(x) for x in items]
-        return [self._feedback(x, self.operation_set, None) for x in parsed]
+        All records are validated first; a bad one raises before anything is written. A record
+        whose query node (by ``task_id``, else text) is already stored is skipped, so ingesting
+        the same records again creates nothing.
+
+        Args:
+            records: :class:`FeedbackInput` or dicts (query, status, trajectory, retrieved,
+                task_id).
+            progress: called with 1 after each record's transaction commits (or is skipped).
+        Returns:
+            :class:`~graphmem.memory.IngestReport`: ``inputs`` records; ``created`` nodes by label
+            (``Query``, ``Step``, ``Insight``, ``ControllerDecision``) from the write answers;
+            ``skipped["record"]``; ``details``: ``operations`` (decisions by operation),
+            ``feedback`` (the per-record :class:`FeedbackResult` dicts).
+        Raises:
+            like :meth:`feedback`.
+        """
+        began = time.monotonic()
+        parsed = [parse_feedback(x) for x in records]
+        report = IngestReport(memory=self.name, namespace=self.namespace,
+                              extractor=self.graph_controller.name, inputs=len(parsed),
+                              details={"operations": {}, "feedback": []})
+        usage = LLMUsage()
+        stored = self.store.existing_queries(
+            [self.query_id(x.query, x.task_id) for x in parsed])
+        for item in parsed:
+            qid = self.query_id(item.query, item.task_id)
+            if qid in stored:
+                report.add_skipped("record", 1)
+            else:
+                result = self._feedback(item, self.operation_set, None)
+                stored.add(qid)
+                report.add_created(result.created)
+                usage.merge(result.llm_usage)
+                ops = report.details["operations"]
+                for d in result.decisions:
+                    ops[d.operation] = ops.get(d.operation, 0) + 1
+                report.details["feedback"].append(result.model_dump(mode="json"))
+                logger.debug("insight feedback %s: %s, created %s", qid, item.status, result.created)
+            if progress is not None:
+                progress(1)
+        report.llm_usage = usage
+        report.seconds = round(time.monotonic() - began, 3)
+        logger.info("insight ingest: %d records, created %s, skipped %s, %.2f s", len(parsed),
+                    report.created, report.skipped, report.seconds)
+        return report
 
     def _feedback(self, item: FeedbackInput, operations: OperationSet,
                   embedding: np.ndarray | None) -> FeedbackResult:
         vector = self._embedding(item.query, embedding)
         qid = self.query_id(item.query, item.task_id)
         if item.retrieved is None:
-            retrieved_ids = [i.id for i in self.recall(item.query, embedding=vector).insights]
+            retrieved_ids = [i.id for i in self.recall(
+                item.query, k=self.recall_params.k, embedding=vector).items]
         else:
             retrieved_ids = list(dict.fromkeys(item.retrieved))
         states = {s.id: s for s in self.store.get_insights(retrieved_ids)}
@@ -214,81 +274,17 @@ class InsightMemory(AsyncRecall, LLMAccounting):
         related = self.store.related_queries(vector, qid, self.related_top, self.related_threshold)
 
         usage = LLMUsage()
-        plan = self.controller.decide(
+        plan = self.graph_controller.decide(
             ControllerInput(query=item.query, query_id=qid, status=item.status,
                             trajectory=item.trajectory, retrieved=active,
                             related_query_ids=[r["id"] for r in related]),
             operations, usage)
-        steps, result = self._plan_steps(item, qid, vector, related, plan)
-        self.runner.write_many(steps)
+        steps, result = plan_steps(self.store, self.embedder, item, qid, vector, related, plan)
+        answers = self.runner.write_many(steps)
+        result.created = created_counts(steps, answers)
         result.skipped_inactive = skipped
         result.llm_usage = self._account(usage)
         return result
-
-    def _plan_steps(self, item: FeedbackInput, qid: str, vector: np.ndarray, related: list[dict],
-                    plan: ControllerPlan) -> tuple[list, FeedbackResult]:
-        st = self.store
-        resolved = item.status == "resolved"
-        steps = [st.merge_query(qid, item.query, item.status, vector)]
-        if item.trajectory:
-            steps.append(st.merge_steps(qid, [
-                {"id": node_id(self.namespace, "step", qid, i), "position": i, "content": text}
-                for i, text in enumerate(item.trajectory)]))
-        if related:
-            steps.append(st.merge_related(qid, related))
-
-        new_texts = [e.revised_content for e in plan.edits if e.operation == "REVISE"]
-        if plan.add:
-            new_texts.append(plan.add_content)
-        new_vectors = iter(self.embedder.embed_documents(new_texts)) if new_texts else iter(())
-
-        positive, negative, archived, revised = [], [], [], {}
-        for edit in plan.edits:
-            if edit.operation == "REVISE":
-                new_id = node_id(self.namespace, "insight", "revision", edit.insight_id)
-                steps.append(st.revise(edit.insight_id, new_id, edit.revised_content or "",
-                                       next(new_vectors)))
-                revised[edit.insight_id] = new_id
-                (positive if resolved else negative).append(edit.insight_id)
-                if resolved:
-                    positive.append(new_id)
-            elif edit.operation == "ARCHIVE":
-                negative.append(edit.insight_id)
-                archived.append(edit.insight_id)
-            else:
-                (positive if resolved else negative).append(edit.insight_id)
-        if positive:
-            steps.append(st.evidence(qid, positive, positive=True))
-        if negative:
-            steps.append(st.evidence(qid, negative, positive=False))
-        if archived:
-            steps.append(st.archive(archived))
-
-        added_id = None
-        if plan.add:
-            added_id = node_id(self.namespace, "insight", "add", qid)
-            kept = [e.insight_id for e in plan.edits if e.operation == "KEEP"] if resolved else []
-            steps.append(st.add_insight(added_id, qid, plan.add_content or "", next(new_vectors),
-                                        kept))
-
-        decisions = [
-            DecisionRecord(id=node_id(self.namespace, "decision", qid, e.insight_id),
-                           operation=e.operation, controller=plan.controller, reason=e.reason,
-                           insight_id=e.insight_id, result_insight_id=revised.get(e.insight_id))
-            for e in plan.edits
-        ]
-        decisions.append(DecisionRecord(
-            id=node_id(self.namespace, "decision", qid, "add"),
-            operation="ADD" if plan.add else "NO_ADD", controller=plan.controller,
-            reason=plan.add_reason, result_insight_id=added_id))
-        steps.append(st.record_decisions(qid, [
-            {**d.model_dump(), "status": item.status, "operation_set": plan.operation_set.value}
-            for d in decisions]))
-        result = FeedbackResult(
-            query_id=qid, status=item.status, controller=plan.controller,
-            operation_set=plan.operation_set, related_query_ids=[r["id"] for r in related],
-            decisions=decisions, added_insight_id=added_id, revised=revised, archived=archived)
-        return steps, result
 
     # ---- direct graph edits ---------------------------------------------------------------
     def record_evidence(self, insight_id: str, query_id: str, positive: bool) -> InsightState:
@@ -379,6 +375,29 @@ class InsightMemory(AsyncRecall, LLMAccounting):
             raise InvalidInputError(f"no insight {insight_id!r} in namespace {self.namespace!r}")
         return found
 
-    def stats(self) -> dict[str, Any]:
-        """Queries, steps, active/archived insights, revisions and decisions by operation."""
+    def counts(self) -> dict[str, int]:
+        """Node counts by label (``Query``, ``Step``, ``Insight``, ``ControllerDecision``) and
+        ``REVISION_OF`` edges of this namespace."""
+        row = self.store.counts()
+        return {"Query": row["queries"], "Step": row["steps"],
+                "Insight": row["active_insights"] + row["archived_insights"],
+                "ControllerDecision": sum(row["decisions"].values()),
+                "REVISION_OF": row["revisions"]}
+
+    def graph_summary(self) -> dict[str, Any]:
+        """Queries, steps, active / archived insights, revisions and decisions by operation."""
         return self.store.counts()
+
+    def documents(self, result: RecallResult[InsightItem]) -> list[Document]:
+        """One Document per insight: provenance = Ω+ ∩ Q̃ˢ / Ω− ∩ Q̃ˢ query ids, s, c, version
+        and the evidence totals; ``score`` = r."""
+        return [
+            item_document(
+                i, result.namespace, rank, [*i.supporting_query_ids, *i.conflicting_query_ids],
+                {"supporting_query_ids": list(i.supporting_query_ids),
+                 "conflicting_query_ids": list(i.conflicting_query_ids),
+                 "s": i.s, "c": i.c, "version": i.version,
+                 "positive_evidence": i.positive_evidence,
+                 "negative_evidence": i.negative_evidence})
+            for rank, i in enumerate(result.items, start=1)
+        ]

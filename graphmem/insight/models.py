@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from graphmem.llm import LLMUsage
+from graphmem.memory import RecallItem
 
 Status = Literal["failed", "resolved"]
 EditOperation = Literal["KEEP", "ARCHIVE", "REVISE"]
@@ -34,45 +35,42 @@ class OperationSet(str, Enum):
 
 
 class RecallParams(BaseModel):
-    """Retrieval parameters: k similar queries (eq. 2), λ ≥ 0 conflict penalty (eq. 8), top-B
-    (eq. 10)."""
+    """Default retrieval parameters: ``query_k`` similar queries (eq. 2), ``lam`` = λ ≥ 0 conflict
+    penalty (eq. 8), ``k`` = B insights returned (eq. 10)."""
 
-    k: int = Field(5, ge=1, le=1000)
+    query_k: int = Field(5, ge=1, le=200)
     lam: float = Field(1.0, ge=0.0, alias="lambda")
-    b: int = Field(3, ge=1, le=1000)
+    k: int = Field(3, ge=1, le=200)
 
     model_config = {"populate_by_name": True}
 
 
-class RecalledInsight(BaseModel):
+class InsightItem(RecallItem):
     """One retrieved insight with the evidence that chose it (eqs. 7–10).
 
-    ``s`` = |Ω+ ∩ Q̃ˢ|, ``c`` = |Ω− ∩ Q̃ˢ|, ``r`` = s − λc; ``supporting_query_ids`` /
-    ``conflicting_query_ids`` are those intersections; ``positive_evidence`` /
-    ``negative_evidence`` are the totals |Ω+|, |Ω−|.
+    ``text`` is the insight content κ; ``score`` = ``r`` = s − λc; ``s`` = |Ω+ ∩ Q̃ˢ|,
+    ``c`` = |Ω− ∩ Q̃ˢ|; ``supporting_query_ids`` / ``conflicting_query_ids`` are those
+    intersections (``source_ids`` = supporting then conflicting); ``positive_evidence`` /
+    ``negative_evidence`` are the totals |Ω+|, |Ω−|; ``active`` is z (always true for recalled
+    insights); ``path``: question -> query (similar_query or RELATED_QUERY) -> insight.
     """
 
-    id: str
-    content: str
-    version: int = 1
+    memory: str = "insight"
+    kind: str = "insight"
     s: int
     c: int
     r: float
-    supporting_query_ids: list[str]
-    conflicting_query_ids: list[str]
+    version: int = 1
+    active: bool = True
+    supporting_query_ids: list[str] = Field(default_factory=list)
+    conflicting_query_ids: list[str] = Field(default_factory=list)
     positive_evidence: int = 0
     negative_evidence: int = 0
 
-
-class RecallResult(BaseModel):
-    """Top-B insights for a query, with the query subgraph they came from."""
-
-    query: str
-    params: RecallParams
-    seed_query_ids: list[str] = Field(default_factory=list)
-    expanded_query_ids: list[str] = Field(default_factory=list)
-    insights: list[RecalledInsight] = Field(default_factory=list)
-    llm_usage: LLMUsage = Field(default_factory=LLMUsage, description="zero: recall is pure retrieval")
+    @property
+    def content(self) -> str:
+        """The insight content κ (= ``text``)."""
+        return self.text
 
 
 class InsightState(BaseModel):
@@ -159,6 +157,8 @@ class FeedbackResult(BaseModel):
     revised: dict[str, str] = Field(default_factory=dict, description="old id -> new id")
     archived: list[str] = Field(default_factory=list)
     skipped_inactive: list[str] = Field(default_factory=list)
+    created: dict[str, int] = Field(default_factory=dict,
+                                    description="nodes created by label (from the write answers)")
     llm_usage: LLMUsage = Field(default_factory=LLMUsage,
                                 description="the controller's LLM calls (zero when heuristic)")
 

@@ -3,7 +3,10 @@ eq. 12 when no LLM is configured). Pure; no I/O."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
+
+logger = logging.getLogger(__name__)
 
 MAX_STEPS = 8
 MAX_STEP_CHARS = 120

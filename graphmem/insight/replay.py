@@ -12,22 +12,26 @@ with :func:`replay_sweep` — how λ and the operation set change that.
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import BaseModel, Field
 
-from graphmem.embeddings import Embedder
-from graphmem.graph.runner import QueryRunner
 from graphmem.insight.datasets import ReplayTask, load_tasks, outcome_source
 from graphmem.insight.memory import InsightMemory
 from graphmem.insight.models import OperationSet
 from graphmem.llm import LLMUsage
+
+if TYPE_CHECKING:
+    from graphmem.facade import GraphMemory
+
+logger = logging.getLogger(__name__)
 
 REPLAY_NOTE = ("outcomes are replayed from the dataset's recorded labels/scores, not produced by "
                "an agent reading the recalled insights")
@@ -54,9 +58,9 @@ class ReplayReport(BaseModel):
     failed: int
     controller: str
     operation_set: str
-    k: int
+    k: int = Field(description="B: insights recalled per task (eq. 10)")
+    query_k: int = Field(description="similar queries seeding each recall (eq. 2)")
     lam: float = Field(serialization_alias="lambda")
-    b: int
     added: int = 0
     kept: int = 0
     archived: int = 0
@@ -76,9 +80,9 @@ def replay(
     dataset: str | Path,
     limit: int | None = 60,
     *,
-    k: int = 5,
+    k: int = 3,
+    query_k: int = 5,
     lam: float = 1.0,
-    b: int = 3,
     operation_set: OperationSet | str | None = None,
     tasks: Sequence[ReplayTask] | None = None,
     embeddings: np.ndarray | None = None,
@@ -92,7 +96,8 @@ def replay(
         dataset: ``"fever"``, ``"scienceworld"`` or a JSONL path (see
             :func:`graphmem.insight.datasets.load_tasks`).
         limit: number of tasks, in file order.
-        k, lam, b: retrieval parameters (eqs. 2, 8, 10).
+        k, query_k, lam: retrieval parameters: B insights (eq. 10), similar queries (eq. 2),
+            λ (eq. 8).
         operation_set: the controller's operations (default: the memory's).
         tasks, embeddings: pre-loaded tasks and their ``(n, d)`` float32 query vectors (a sweep
             embeds once); computed when None.
@@ -120,7 +125,8 @@ def replay(
 
         iterator = tqdm(iterator, total=len(items), desc=f"replay {dataset}", unit="task")
     for task, vector in iterator:
-        recalled = memory.recall(task.query, k=k, lam=lam, b=b, embedding=vector).insights
+        recalled = memory.recall(task.query, k=k, query_k=query_k, lam=lam,
+                                 embedding=vector).items
         share = by_kind[task.kind]
         share.tasks += 1
         if recalled:
@@ -147,45 +153,46 @@ def replay(
     return ReplayReport(
         dataset=str(dataset), outcome_source=outcome_source(dataset), namespace=memory.namespace,
         tasks=len(items), resolved=statuses["resolved"], failed=statuses["failed"],
-        controller=memory.controller.name, operation_set=ops.value, k=k, lam=lam, b=b,
+        controller=memory.controller, operation_set=ops.value, k=k, query_k=query_k, lam=lam,
         added=decisions["ADD"], kept=decisions["KEEP"], archived=decisions["ARCHIVE"],
         revised=decisions["REVISE"], tasks_with_retrieval=with_retrieval,
         retrieved=retrieved_total,
         same_kind_share=round(same / retrieved_total, 4) if retrieved_total else None,
         same_kind_share_in_subgraph=round(same_sub / retrieved_total, 4) if retrieved_total else None,
-        by_kind=dict(sorted(by_kind.items())), graph=memory.stats(),
+        by_kind=dict(sorted(by_kind.items())), graph=memory.graph_summary(),
         seconds=round(time.monotonic() - began, 2), llm_usage=usage,
     )
 
 
 def replay_sweep(
-    runner: QueryRunner,
-    embedder: Embedder,
+    mem: GraphMemory,
     dataset: str | Path,
     limit: int | None = 60,
     *,
     lambdas: Sequence[float] = (0.0, 1.0, 2.0),
     operation_sets: Sequence[OperationSet | str] = (OperationSet.ALL,),
-    k: int = 5,
-    b: int = 3,
-    llm: Any | None = None,
+    k: int = 3,
+    query_k: int = 5,
     data_root: Path | None = None,
     keep: bool = False,
     progress: bool = False,
 ) -> list[ReplayReport]:
     """One :func:`replay` per (operation set, λ), each in its own fresh namespace
-    ``replay-<uuid>`` (deleted afterwards unless ``keep``). Tasks are loaded and embedded once."""
+    ``replay-<uuid>`` through ``mem.scoped(...)`` (``mem`` is the
+    :class:`~graphmem.facade.GraphMemory`; its ``llm`` drives the controller), deleted afterwards
+    unless ``keep``. Tasks are loaded and embedded once. ``k`` = B insights per task (eq. 10),
+    ``query_k`` similar queries (eq. 2)."""
     items = load_tasks(dataset, limit, data_root)
-    vectors = embedder.embed_documents([t.query for t in items])
+    vectors = mem.embedder.embed_documents([t.query for t in items])
     reports = []
     for ops in operation_sets:
         for lam in lambdas:
-            namespace = f"replay-{uuid.uuid4().hex[:10]}"
-            memory = InsightMemory(runner, embedder, namespace, llm=llm, operation_set=ops)
+            scoped = mem.scoped(f"replay-{uuid.uuid4().hex[:10]}")
             try:
-                reports.append(replay(memory, dataset, None, k=k, lam=lam, b=b, tasks=items,
-                                      embeddings=vectors, progress=progress))
+                reports.append(replay(scoped.insight, dataset, None, k=k, query_k=query_k, lam=lam,
+                                      operation_set=ops, tasks=items, embeddings=vectors,
+                                      progress=progress))
             finally:
                 if not keep:
-                    runner.write("core/delete_namespace", namespace=namespace)
+                    scoped.delete_namespace()
     return reports

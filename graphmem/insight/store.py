@@ -3,13 +3,16 @@ models out. Every query is scoped by the store's namespace."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from graphmem.graph.runner import QueryRunner
-from graphmem.insight.models import InsightHistory, InsightState, RecalledInsight, RecallParams
+from graphmem.insight.models import InsightHistory, InsightItem, InsightState
+
+logger = logging.getLogger(__name__)
 
 Step = tuple[str, dict[str, Any]]
 
@@ -28,16 +31,27 @@ class InsightStore:
         self.namespace = namespace
 
     # ---- reads -------------------------------------------------------------------------
-    def recall(self, embedding: np.ndarray, params: RecallParams) -> tuple[list[str], list[str], list[RecalledInsight]]:
-        """Eqs. 2–4, 7–10 in one Cypher query. Returns (seed ids, expanded ids, insights)."""
+    def recall(self, embedding: np.ndarray, query_k: int, lam: float,
+               k: int) -> tuple[list[str], list[str], list[InsightItem]]:
+        """Eqs. 2–4, 7–10 in one Cypher query: ``query_k`` similar queries, λ = ``lam``, top
+        ``k`` (= B) insights. Returns (seed query ids, expanded query ids, insights by r)."""
         rows = self.runner.read(
             "insight/recall_insights", namespace=self.namespace,
-            embedding=[float(x) for x in embedding], k=params.k,
-            oversample=oversample_for(params.k), b=params.b, **{"lambda": float(params.lam)},
+            embedding=[float(x) for x in embedding], k=query_k,
+            oversample=oversample_for(query_k), b=k, **{"lambda": float(lam)},
         )
         seeds = rows[0]["seed_query_ids"] if rows else []
         expanded = rows[0]["expanded_query_ids"] if rows else []
-        return seeds, expanded, [RecalledInsight.model_validate(r) for r in rows]
+        items = [InsightItem(id=r["id"], text=r["content"], score=float(r["r"]), s=r["s"], c=r["c"],
+                             r=float(r["r"]), version=r.get("version") or 1,
+                             supporting_query_ids=list(r["supporting_query_ids"]),
+                             conflicting_query_ids=list(r["conflicting_query_ids"]),
+                             source_ids=list(dict.fromkeys([*r["supporting_query_ids"],
+                                                            *r["conflicting_query_ids"]])),
+                             positive_evidence=r.get("positive_evidence") or 0,
+                             negative_evidence=r.get("negative_evidence") or 0)
+                 for r in rows]
+        return seeds, expanded, items
 
     def related_queries(self, embedding: np.ndarray, query_id: str, top: int, threshold: float) -> list[dict]:
         """``[{id, similarity}]``: up to ``top`` other queries with cosine ≥ ``threshold``."""
@@ -61,6 +75,14 @@ class InsightStore:
         rows = self.runner.read("insight/get_insight_history", namespace=self.namespace,
                                 insight_id=insight_id)
         return InsightHistory.model_validate(rows[0]) if rows else None
+
+    def existing_queries(self, ids: Sequence[str]) -> set[str]:
+        """The subset of Query ``ids`` already stored in the namespace."""
+        if not ids:
+            return set()
+        rows = self.runner.read("insight/find_existing_queries", namespace=self.namespace,
+                                ids=list(dict.fromkeys(ids)))
+        return {r["id"] for r in rows}
 
     def counts(self) -> dict[str, Any]:
         """Node counts of this namespace's insight memory and decisions by operation."""

@@ -1,21 +1,17 @@
 """LangChain retrievers over graphmem (``langchain-core`` ``BaseRetriever``).
 
-- :class:`GraphMemoryRetriever` (``memory=...``) and one subclass per memory:
-  :class:`InsightRetriever`, :class:`ExperienceRetriever`, :class:`StateRetriever`,
-  :class:`AssociativeRetriever`;
-- :class:`CombinedGraphMemoryRetriever`: several memories fused by reciprocal rank fusion.
+- :class:`GraphMemoryRetriever` (``memory=<any registered memory>``) and, for convenience, one
+  preset per built-in memory: :class:`InsightRetriever`, :class:`ExperienceRetriever`,
+  :class:`StateRetriever`, :class:`AssociativeRetriever`;
+- :class:`CombinedGraphMemoryRetriever`: several memories (default: all registered) fused by
+  reciprocal rank fusion.
 
-Documents carry ``page_content``, ``id`` (the node id) and metadata ``memory``, ``namespace``,
-``node_ids``, ``score``, ``rank``, ``kind``, ``provenance`` (see
-:mod:`graphmem.retrievers.documents`).
+Documents come from each memory's ``documents(result)``: ``page_content``, ``id`` (the node id)
+and metadata ``memory``, ``namespace``, ``node_ids``, ``score``, ``rank``, ``kind``,
+``provenance``, ``fusion_key`` (see :mod:`graphmem.retrievers.documents`).
 """
 
-from graphmem.retrievers.documents import (
-    associative_documents,
-    experience_documents,
-    insight_documents,
-    state_documents,
-)
+from graphmem.retrievers.documents import item_document, turn_key
 from graphmem.retrievers.fusion import RRF_K, reciprocal_rank_fusion
 from graphmem.retrievers.retrievers import (
     AssociativeRetriever,
@@ -23,8 +19,8 @@ from graphmem.retrievers.retrievers import (
     ExperienceRetriever,
     GraphMemoryRetriever,
     InsightRetriever,
-    MemoryName,
     StateRetriever,
+    recall_options,
 )
 
 __all__ = [
@@ -34,11 +30,9 @@ __all__ = [
     "ExperienceRetriever",
     "GraphMemoryRetriever",
     "InsightRetriever",
-    "MemoryName",
     "StateRetriever",
-    "associative_documents",
-    "experience_documents",
-    "insight_documents",
+    "item_document",
+    "recall_options",
     "reciprocal_rank_fusion",
-    "state_documents",
+    "turn_key",
 ]

@@ -8,11 +8,14 @@ it damps the weight of the very first ranks so no single list dominates). Pure: 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 from langchain_core.documents import Document
 
 from graphmem.errors import InvalidInputError
+
+logger = logging.getLogger(__name__)
 
 #: The RRF constant k of Cormack et al. (2009).
 RRF_K = 60

@@ -1,4 +1,4 @@
-"""LangChain retrievers over graphmem's four memories, and one that fuses them.
+"""LangChain retrievers over graphmem's registered memories, and one that fuses them.
 
     from graphmem import GraphMemory
     from graphmem.retrievers import StateRetriever, CombinedGraphMemoryRetriever
@@ -17,7 +17,9 @@ its memories concurrently.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, ClassVar, Literal, get_args
+import inspect
+import logging
+from typing import Any
 
 import pydantic
 from langchain_core.callbacks import (
@@ -30,20 +32,41 @@ from pydantic import Field, PrivateAttr, model_validator
 
 from graphmem.errors import InvalidInputError
 from graphmem.facade import GraphMemory
+from graphmem.memory import MAX_K, Memory, memory_names, memory_spec
 from graphmem.names import validate_namespace
-from graphmem.retrievers.documents import CONVERTERS
 from graphmem.retrievers.fusion import RRF_K, reciprocal_rank_fusion
 
-MemoryName = Literal["insight", "experience", "state", "associative"]
-MEMORIES: tuple[str, ...] = get_args(MemoryName)
+logger = logging.getLogger(__name__)
 
-#: recall options a retriever may fix at construction, per memory (besides k)
-RECALL_OPTIONS: dict[str, tuple[str, ...]] = {
-    "insight": ("query_k", "lam"),
-    "experience": ("t",),
-    "state": ("max_rounds",),
-    "associative": ("steps", "structure"),
-}
+#: Parameters of ``recall`` that are not options (the retriever sets them).
+_NOT_OPTIONS = {"self", "query", "k"}
+
+
+def recall_options(memory: str) -> tuple[str, ...]:
+    """The recall options of registered memory ``memory``: the keyword parameters of its
+    class's ``recall`` other than ``query`` and ``k`` (read with :func:`inspect.signature`).
+
+    Raises:
+        InvalidInputError: an unknown memory name.
+    """
+    cls = memory_spec(memory).load()
+    params = inspect.signature(cls.recall).parameters.values()
+    return tuple(p.name for p in params if p.name not in _NOT_OPTIONS
+                 and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
+def _check_memory(name: str) -> str:
+    if name not in memory_names():
+        raise ValueError(f"unknown memory {name!r}: use one of {', '.join(memory_names())}")
+    return name
+
+
+def _check_recall_kwargs(memory: str, options: dict[str, Any]) -> None:
+    allowed = recall_options(memory)
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(f"recall option(s) {unknown!r} are not options of {memory} memory "
+                         f"(allowed: {list(allowed)})")
 
 
 def _pydantic_message(exc: pydantic.ValidationError) -> str:
@@ -52,30 +75,13 @@ def _pydantic_message(exc: pydantic.ValidationError) -> str:
     return f"{where}: {first['msg']} (got {first.get('input')!r})"
 
 
-def _recall_call(name: str, memory: Any, query: str, k: int,
-                 options: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """The recall method name and its keyword arguments for ``k`` documents."""
-    if name == "insight":
-        return "recall", {"query": query, "b": k, "k": options.get("query_k"),
-                          "lam": options.get("lam")}
-    if name == "experience":
-        return "recall", {"query": query, "k": k, "t": options.get("t", 2), "with_rules": False}
-    if name == "state":
-        return "recall", {"question": query, "k": k, "max_rounds": options.get("max_rounds", 4)}
-    config = memory.config
-    if config.max_evidence < k:
-        config = config.model_copy(update={"max_evidence": k})
-    return "recall", {"question": query, "steps": options.get("steps"),
-                      "structure": options.get("structure"), "config": config}
-
-
 class _NamespacedRetriever(BaseRetriever):
     """Fields and checks shared by the graphmem retrievers."""
 
     graph_memory: GraphMemory = Field(frozen=True, exclude=True,
                                       description="the facade (connection, embedder, llm)")
     namespace: str = Field(frozen=True, description="tenant scope; default the facade's")
-    k: int = Field(4, ge=1, le=200, description="documents returned")
+    k: int = Field(4, ge=1, le=MAX_K, description="documents returned")
 
     _graph: GraphMemory = PrivateAttr()
 
@@ -98,8 +104,8 @@ class _NamespacedRetriever(BaseRetriever):
         super().model_post_init(context)
         validate_namespace(self.namespace)
         facade = self.graph_memory
-        self._graph = facade if facade.namespace == self.namespace else GraphMemory(
-            facade.runner, facade.embedder, namespace=self.namespace, llm=facade.llm)
+        self._graph = (facade if facade.namespace == self.namespace
+                       else facade.scoped(self.namespace))
 
     def _k_of(self, kwargs: dict[str, Any]) -> int:
         """The per-call ``k`` (only ``k`` may be given per call)."""
@@ -110,68 +116,59 @@ class _NamespacedRetriever(BaseRetriever):
         if extra:
             raise InvalidInputError(f"unknown retriever argument(s) {sorted(extra)!r}; only k")
         k = kwargs.get("k", self.k)
-        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 200:
-            raise InvalidInputError(f"k must be an integer in 1..200, got {k!r}")
+        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
+            raise InvalidInputError(f"k must be an integer in 1..{MAX_K}, got {k!r}")
         return k
 
 
 class GraphMemoryRetriever(_NamespacedRetriever):
-    """A LangChain retriever over one graphmem memory of one namespace.
+    """A LangChain retriever over one registered graphmem memory of one namespace.
 
-    Each call runs the memory's own recall — insight: EvoGraph-Mem evidence-aware retrieval
-    (eqs. 2–10, top-B = k); experience: EMG eq. 7 (top-k tasks with intra/cross-task insights);
-    state: EMIR² intent-guided multi-round retrieval; associative: MRAgent active
-    reconstruction — and returns its ranking as Documents (see
-    :mod:`graphmem.retrievers.documents` for the metadata).
+    Each call runs the memory's own ``recall(query, k=k, **recall_kwargs)`` — insight:
+    EvoGraph-Mem evidence-aware retrieval (top-B = k); experience: EMG eq. 7; state: EMIR²
+    intent-guided multi-round retrieval; associative: MRAgent active reconstruction; any memory
+    registered later the same way — and returns ``memory.documents(result)`` (metadata
+    ``memory``, ``namespace``, ``node_ids``, ``score``, ``rank``, ``kind``, ``provenance``,
+    ``fusion_key``).
 
     Args:
         graph_memory: a :class:`graphmem.GraphMemory` (its connection, embedder and llm).
-        memory: ``"insight" | "experience" | "state" | "associative"``.
+        memory: the name of a registered memory (:func:`graphmem.memory.memory_names`).
         namespace: tenant scope (default ``graph_memory.namespace``); frozen.
         k: documents per call (1..200); ``invoke(query, k=n)`` overrides it for one call.
-        recall_kwargs: recall options of the memory (insight: ``query_k``, ``lam``; experience:
-            ``t``; state: ``max_rounds``; associative: ``steps``, ``structure``).
+        recall_kwargs: options of the memory's ``recall`` (its keyword parameters besides
+            ``query`` and ``k``, e.g. insight ``query_k``/``lam``, experience ``t``, state and
+            associative ``max_rounds``); checked against the signature at construction.
     Raises:
         InvalidInputError: a bad namespace, memory, k or recall option (at construction); a
             ``namespace`` or other unknown argument per call.
     """
 
-    memory: MemoryName = Field(frozen=True, description="which memory to recall from")
+    memory: str = Field(frozen=True, description="which registered memory to recall from")
     recall_kwargs: dict[str, Any] = Field(default_factory=dict, description="memory recall options")
 
     @model_validator(mode="after")
     def _check_options(self) -> GraphMemoryRetriever:
-        allowed = RECALL_OPTIONS[self.memory]
-        unknown = sorted(set(self.recall_kwargs) - set(allowed))
-        if unknown:
-            raise ValueError(f"recall option(s) {unknown!r} are not options of {self.memory} "
-                             f"memory (allowed: {list(allowed)})")
+        _check_memory(self.memory)
+        _check_recall_kwargs(self.memory, self.recall_kwargs)
         return self
 
     @property
-    def memory_object(self) -> Any:
+    def memory_object(self) -> Memory:
         """The memory instance this retriever reads (e.g. :class:`graphmem.state.StateMemory`)."""
         return self._graph.memory(self.memory)
-
-    def _to_documents(self, result: Any, k: int) -> list[Document]:
-        return CONVERTERS[self.memory](result, self.namespace)[:k]
 
     def recall_documents(self, query: str, k: int | None = None) -> list[Document]:
         """Synchronous recall of ``k`` (default ``self.k``) Documents, without callbacks."""
         k = self._k_of({} if k is None else {"k": k})
         memory = self.memory_object
-        method, kwargs = _recall_call(self.memory, memory, query, k, self.recall_kwargs)
-        return self._to_documents(getattr(memory, method)(**kwargs), k)
+        return memory.documents(memory.recall(query, k=k, **self.recall_kwargs))[:k]
 
     async def arecall_documents(self, query: str, k: int | None = None) -> list[Document]:
         """Async :meth:`recall_documents`: awaits the memory's ``arecall``."""
         k = self._k_of({} if k is None else {"k": k})
         memory = self.memory_object
-        _, kwargs = _recall_call(self.memory, memory, query, k, self.recall_kwargs)
-        arecall = getattr(memory, "arecall", None)
-        result = (await arecall(**kwargs) if arecall is not None
-                  else await asyncio.to_thread(memory.recall, **kwargs))
-        return self._to_documents(result, k)
+        return memory.documents(await memory.arecall(query, k=k, **self.recall_kwargs))[:k]
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
                                 **kwargs: Any) -> list[Document]:
@@ -187,28 +184,28 @@ class InsightRetriever(GraphMemoryRetriever):
     """:class:`GraphMemoryRetriever` over insight memory (EvoGraph-Mem): Documents are active
     insights ranked by r = s − λc, provenance the supporting/conflicting query ids."""
 
-    memory: Literal["insight"] = Field("insight", frozen=True)
+    memory: str = Field("insight", frozen=True)
 
 
 class ExperienceRetriever(GraphMemoryRetriever):
     """:class:`GraphMemoryRetriever` over experience memory (EMG): Documents are similar past
     tasks with their intra- and cross-task insights, provenance the task ids."""
 
-    memory: Literal["experience"] = Field("experience", frozen=True)
+    memory: str = Field("experience", frozen=True)
 
 
 class StateRetriever(GraphMemoryRetriever):
     """:class:`GraphMemoryRetriever` over state memory (EMIR² SEMG): Documents are events and
     semantic states with validity intervals, provenance the turn ids (``dia_ids``)."""
 
-    memory: Literal["state"] = Field("state", frozen=True)
+    memory: str = Field("state", frozen=True)
 
 
 class AssociativeRetriever(GraphMemoryRetriever):
     """:class:`GraphMemoryRetriever` over associative memory (MRAgent): Documents are episodes
     and semantic units, provenance the turn ids and the cue → tag → content path."""
 
-    memory: Literal["associative"] = Field("associative", frozen=True)
+    memory: str = Field("associative", frozen=True)
 
 
 class CombinedGraphMemoryRetriever(_NamespacedRetriever):
@@ -224,24 +221,23 @@ class CombinedGraphMemoryRetriever(_NamespacedRetriever):
 
     Args:
         graph_memory, namespace, k: as :class:`GraphMemoryRetriever`.
-        memories: which memories to fuse (default all four, in this order; ties go to the
-            earlier one).
+        memories: which registered memories to fuse (default: every registered memory, in
+            registry order; ties go to the earlier one).
         fetch_k: documents asked from each memory (default ``k``).
         rrf_k: the RRF constant (> 0).
         weights: per-memory RRF weight (default 1.0 each).
-        recall_kwargs: per-memory recall options, e.g. ``{"state": {"max_rounds": 2}}``.
+        recall_kwargs: per-memory recall options, e.g. ``{"state": {"max_rounds": 2}}``
+            (checked against each memory's ``recall`` signature).
     Raises:
         InvalidInputError: as :class:`GraphMemoryRetriever`; unknown or repeated memories;
             rrf_k ≤ 0; negative weights.
     """
 
-    DEFAULT_MEMORIES: ClassVar[tuple[str, ...]] = MEMORIES
-
-    memories: tuple[MemoryName, ...] = Field(MEMORIES, min_length=1, frozen=True)  # type: ignore[assignment]
-    fetch_k: int | None = Field(None, ge=1, le=200)
+    memories: tuple[str, ...] = Field(default_factory=memory_names, min_length=1, frozen=True)
+    fetch_k: int | None = Field(None, ge=1, le=MAX_K)
     rrf_k: int = Field(RRF_K, gt=0)
-    weights: dict[MemoryName, float] = Field(default_factory=dict)
-    recall_kwargs: dict[MemoryName, dict[str, Any]] = Field(default_factory=dict)
+    weights: dict[str, float] = Field(default_factory=dict)
+    recall_kwargs: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     _members: list[GraphMemoryRetriever] = PrivateAttr(default_factory=list)
 
@@ -249,6 +245,13 @@ class CombinedGraphMemoryRetriever(_NamespacedRetriever):
     def _check(self) -> CombinedGraphMemoryRetriever:
         if len(set(self.memories)) != len(self.memories):
             raise ValueError(f"memories repeat: {list(self.memories)!r}")
+        for name in (*self.memories, *self.weights, *self.recall_kwargs):
+            _check_memory(name)
+        stray = sorted((set(self.weights) | set(self.recall_kwargs)) - set(self.memories))
+        if stray:
+            raise ValueError(f"weights/recall_kwargs name memories not fused: {stray!r}")
+        for name, options in self.recall_kwargs.items():
+            _check_recall_kwargs(name, options)
         if any(w < 0 for w in self.weights.values()):
             raise ValueError(f"weights must be >= 0, got {self.weights!r}")
         return self
@@ -263,7 +266,7 @@ class CombinedGraphMemoryRetriever(_NamespacedRetriever):
         ]
 
     def _fuse(self, lists: list[list[Document]], k: int) -> list[Document]:
-        weights = [self.weights.get(m, 1.0) for m in self.memories]  # type: ignore[call-overload]
+        weights = [self.weights.get(m, 1.0) for m in self.memories]
         return reciprocal_rank_fusion(lists, k=self.rrf_k, weights=weights)[:k]
 
     def _fetch(self, k: int) -> int:

@@ -2,10 +2,13 @@
 
 ``StateMemory(runner, embedder, namespace, llm=None)`` ingests conversations into topic chains
 of events with evolving semantic states and answers questions by intent-guided multi-round
-retrieval. See docs/state.md.
+retrieval (:class:`HeuristicStatePlanner` or :class:`LLMStatePlanner`). See docs/state.md.
 """
 
+from graphmem.state.extraction import HeuristicStateExtractor, LLMStateExtractor
 from graphmem.state.memory import StateMemory
-from graphmem.state.models import Extraction, Hit, IngestReport, RecallResult, Round
+from graphmem.state.models import Extraction, StateItem
+from graphmem.state.planner import HeuristicStatePlanner, LLMStatePlanner
 
-__all__ = ["Extraction", "Hit", "IngestReport", "RecallResult", "Round", "StateMemory"]
+__all__ = ["Extraction", "HeuristicStateExtractor", "HeuristicStatePlanner", "LLMStateExtractor",
+           "LLMStatePlanner", "StateItem", "StateMemory"]

@@ -12,19 +12,24 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from graphmem.conversation import Conversation, read_conversations, read_locomo
-from graphmem.embeddings import Embedder
-from graphmem.graph.runner import QueryRunner
+from typing import TYPE_CHECKING
+
+from graphmem.conversations import Conversation, read_conversations, read_locomo
 from graphmem.names import node_id
 from graphmem.state.extraction import normalize_value
-from graphmem.state.memory import StateMemory
 from graphmem.state.store import StateStore
+
+if TYPE_CHECKING:
+    from graphmem.facade import GraphMemory
+
+logger = logging.getLogger(__name__)
 
 KS = (5, 10, 20)
 CATEGORY_NAMES = {1: "multi_hop", 2: "temporal", 3: "open_domain", 4: "single_hop", 5: "adversarial"}
@@ -48,7 +53,9 @@ def _summarise(per_q: list[tuple[int, dict[int, float]]]) -> dict[str, Any]:
     return out
 
 
-def _baseline_ingest(runner: QueryRunner, embedder: Embedder, namespace: str, conv: Conversation) -> None:
+def _baseline_ingest(mem: GraphMemory, conv: Conversation) -> None:
+    """The raw turns as plain embedded Event nodes in ``mem``'s namespace (the vector baseline)."""
+    embedder, namespace = mem.embedder, mem.namespace
     texts = [f"{t.speaker}: {t.text}" for t in conv.turns]
     vecs = embedder.embed_documents(texts)
     rows = [{"id": node_id(namespace, "turn", conv.id, t.source_id), "conversation": conv.id,
@@ -56,15 +63,16 @@ def _baseline_ingest(runner: QueryRunner, embedder: Embedder, namespace: str, co
              "occurred_at": t.timestamp, "embedding": [float(x) for x in v]}
             for t, v in zip(conv.turns, vecs, strict=True)]
     for start in range(0, len(rows), 500):
-        runner.write("state/merge_baseline_turns", namespace=namespace, rows=rows[start:start + 500])
+        mem.query("state/merge_baseline_turns", rows=rows[start:start + 500])
 
 
-def evaluate_locomo(runner: QueryRunner, embedder: Embedder, path: str | Path,
+def evaluate_locomo(mem: GraphMemory, path: str | Path,
                     prefix: str = "eval-state", keep: bool = False, max_questions: int | None = None,
                     ) -> dict[str, Any]:
     """LoCoMo evidence recall@5/10/20 per category: state memory vs vector baseline.
 
-    Each conversation goes into ``<prefix>-<id>`` (state) and ``<prefix>-base-<id>`` (baseline);
+    Each conversation goes into ``<prefix>-<id>`` (state) and ``<prefix>-base-<id>`` (baseline),
+    both through ``mem.scoped(...)`` (``mem`` is the :class:`~graphmem.facade.GraphMemory`);
     both are deleted afterwards unless ``keep``. Returns a JSON-ready dict with ``state``,
     ``baseline`` (per category and overall), ``ingest_seconds`` and ``rounds`` statistics.
 
@@ -77,29 +85,31 @@ def evaluate_locomo(runner: QueryRunner, embedder: Embedder, path: str | Path,
     ingest_seconds = 0.0
     actions: dict[str, int] = defaultdict(int)
     for conv in conversations:
-        ns, ns_base = f"{prefix}-{conv.id}", f"{prefix}-base-{conv.id}"
-        for n in (ns, ns_base):
-            runner.write("core/delete_namespace", namespace=n)
-        memory = StateMemory(runner, embedder, ns)
+        scoped, scoped_base = mem.scoped(f"{prefix}-{conv.id}"), mem.scoped(f"{prefix}-base-{conv.id}")
+        for m in (scoped, scoped_base):
+            m.delete_namespace()
+        memory = scoped.state
         began = time.monotonic()
         memory.ingest([conv])
         ingest_seconds += time.monotonic() - began
-        _baseline_ingest(runner, embedder, ns_base, conv)
-        base_store = StateStore(runner, ns_base)
+        logger.info("state eval %s: ingested in %.1f s", conv.id, time.monotonic() - began)
+        _baseline_ingest(scoped_base, conv)
+        base_store = StateStore(mem.runner, scoped_base.namespace)
         qa = conv.qa[:max_questions] if max_questions else conv.qa
         for item in qa:
             if not item.evidence:
                 continue
-            result = memory.recall(item.question, k=max(KS))
-            for r in result.rounds:
+            run = memory._run(item.question, max(KS), 4, None)  # the whole ranked pool
+            for r in run["rounds"]:
                 actions[r.action] += 1
-            per_state.append((item.category, {k: recall_at(result.source_ids, item.evidence, k) for k in KS}))
-            base_hits = base_store.search_events(embedder.embed_query(item.question), max(KS))
+            ranked_ids = list(dict.fromkeys(s for h in run["ranked"] for s in h.source_ids))
+            per_state.append((item.category, {k: recall_at(ranked_ids, item.evidence, k) for k in KS}))
+            base_hits = base_store.search_events(mem.embedder.embed_query(item.question), max(KS))
             base_ids = list(dict.fromkeys(s for h in base_hits for s in h.source_ids))
             per_base.append((item.category, {k: recall_at(base_ids, item.evidence, k) for k in KS}))
         if not keep:
-            for n in (ns, ns_base):
-                runner.write("core/delete_namespace", namespace=n)
+            for m in (scoped, scoped_base):
+                m.delete_namespace()
     return {"dataset": str(path), "conversations": len(conversations),
             "state": _summarise(per_state), "baseline": _summarise(per_base),
             "ingest_seconds": round(ingest_seconds, 1), "controller": "heuristic",
@@ -117,12 +127,12 @@ def _attr_words(attribute: str) -> str:
     return attribute.replace(".", " ").replace("_", " ").lower()
 
 
-def evaluate_memconflict(runner: QueryRunner, embedder: Embedder, path: str | Path,
+def evaluate_memconflict(mem: GraphMemory, path: str | Path,
                          prefix: str = "eval-state-mc", keep: bool = False,
                          max_personas: int | None = None) -> dict[str, Any]:
     """MemConflict probes (structured fields only, heuristic paths, no LLM).
 
-    Per persona (one namespace each) after ingesting every session:
+    Per persona (one namespace each, ``mem.scoped(...)``) after ingesting every session:
 
     - ``dynamic_current@1``: for each updated attribute, "What is <user>'s current <attr>?" has
       the last ``After`` value at rank 1.
@@ -138,9 +148,9 @@ def evaluate_memconflict(runner: QueryRunner, embedder: Embedder, path: str | Pa
     personas = read_conversations(path, "memconflict")[:max_personas]
     scores: dict[str, list[float]] = defaultdict(list)
     for conv in personas:
-        ns = f"{prefix}-{conv.id[:8]}"
-        runner.write("core/delete_namespace", namespace=ns)
-        memory = StateMemory(runner, embedder, ns)
+        scoped = mem.scoped(f"{prefix}-{conv.id[:8]}")
+        scoped.delete_namespace()
+        memory = scoped.state
         memory.ingest([conv])
         user = conv.metadata["user"]
         attrs = [t.meta for t in conv.turns if t.meta.get("kind") == "attribute"]
@@ -152,10 +162,10 @@ def evaluate_memconflict(runner: QueryRunner, embedder: Embedder, path: str | Pa
                 earlier[name].append(last[name])
             last[name] = meta["value"]
         for name in earlier:
-            top = memory.recall(f"What is {user}'s current {_attr_words(name)}?", k=5).hits
+            top = memory.recall(f"What is {user}'s current {_attr_words(name)}?", k=5).items
             scores["dynamic_current@1"].append(float(bool(top) and top[0].kind == "state"
                                                      and _value_of(top[0]) == normalize_value(last[name])))
-            hist = memory.recall(f"What was {user}'s {_attr_words(name)} before it changed?", k=20).hits
+            hist = memory.recall(f"What was {user}'s {_attr_words(name)} before it changed?", k=20).items
             seen = {_value_of(h) for h in hist}
             olds = {normalize_value(v) for v in earlier[name]}
             scores["history_reachable"].append(len(olds & seen) / len(olds))
@@ -167,20 +177,20 @@ def evaluate_memconflict(runner: QueryRunner, embedder: Embedder, path: str | Pa
             if "Point_A" not in roles or "Point_B" not in roles:
                 continue
             field = roles["Point_A"]["attribute"]
-            top = memory.recall(f"What is {user}'s {_attr_words(field)}?", k=5).hits
+            top = memory.recall(f"What is {user}'s {_attr_words(field)}?", k=5).items
             scores["static_true@1"].append(float(bool(top) and _value_of(top[0]) == normalize_value(roles["Point_A"]["value"])))
         for t in conv.turns:
             meta = t.meta
             if meta.get("kind") == "conditional" and meta.get("role") != "Distractor":
                 q = (f"What {_attr_words(meta['attribute'])} does {user} prefer for "
                      f"{meta['condition'][:1].lower() + meta['condition'][1:]}?")
-                top = memory.recall(q, k=5).hits
+                top = memory.recall(q, k=5).items
                 scores["conditional@1"].append(float(bool(top) and _value_of(top[0]) == normalize_value(meta["value"])))
             if meta.get("person") and meta.get("attribute"):
-                top = memory.recall(f"What is {user}'s {_attr_words(meta['attribute'])}?", k=5).hits
+                top = memory.recall(f"What is {user}'s {_attr_words(meta['attribute'])}?", k=5).items
                 scores["no_distractor@1"].append(float(not top or (top[0].subject or "") != meta["person"]))
         if not keep:
-            runner.write("core/delete_namespace", namespace=ns)
+            scoped.delete_namespace()
     return {"dataset": str(path), "personas": len(personas), "controller": "heuristic",
             "probes": {name: {"score": round(sum(v) / len(v), 4), "n": len(v)}
                        for name, v in sorted(scores.items())}}

@@ -2,16 +2,17 @@
 
 Two extractors fill the same vocabulary:
 
-- :class:`HeuristicExtractor` needs no LLM. Structured turns (``Turn.meta`` with ``attribute``,
+- :class:`HeuristicStateExtractor` needs no LLM. Structured turns (``Turn.meta`` with ``attribute``,
   e.g. MemConflict's field mapping) give subject, topic key, value and condition directly; free
   text gives subject = speaker, topic by embedding (``topic_key=None``), and an assertion when
   the turn is a first-person statement (the latest assertion becomes the topic's state).
-- :class:`LLMExtractor` asks a langchain-core chat model for the same fields with structured
+- :class:`LLMStateExtractor` asks a langchain-core chat model for the same fields with structured
   output (one call per batch of turns; one retry, then ControllerError).
 """
 
 from __future__ import annotations
 
+import logging
 import json
 import re
 from collections.abc import Sequence
@@ -19,9 +20,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from graphmem.conversation import Turn
+from graphmem.conversations import Turn
 from graphmem.llm import LLMUsage, invoke_structured
 from graphmem.state.models import Extraction
+
+logger = logging.getLogger(__name__)
 
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|ours)\b", re.I)
 _CONDITION = re.compile(r"\b(?:when(?:ever)?|if|during|on weekends|in the (?:morning|evening))\b[^.,;!?]*",
@@ -58,7 +61,7 @@ def _value_text(value: Any) -> str:
     return str(value)
 
 
-class HeuristicExtractor:
+class HeuristicStateExtractor:
     """Rule-based extractor (no LLM). Deterministic; ``name = "heuristic"``."""
 
     name = "heuristic"
@@ -123,7 +126,7 @@ _SYSTEM = (
 )
 
 
-class LLMExtractor:
+class LLMStateExtractor:
     """Extractor backed by a langchain-core ``BaseChatModel`` (structured output).
 
     Args:

@@ -13,30 +13,40 @@ round budget is spent. The result lists every round's action and the evidence it
 
 from __future__ import annotations
 
+import logging
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from dateutil import parser as date_parser
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from graphmem.conversation import Conversation, Format, Turn, read_conversations
+from graphmem.conversations import Conversation, Format, Turn, read_conversations
 from graphmem.embeddings import Embedder, validate_texts
-from graphmem.errors import InvalidInputError
+from graphmem.documents import item_document, iso, turn_key
 from graphmem.graph.runner import QueryRunner
-from graphmem.asyncio_support import AsyncRecall
-from graphmem.llm import LLMAccounting, LLMUsage
-from graphmem.names import node_id, validate_namespace
-from graphmem.state.controller import HeuristicController, LLMController, detect_intent
-from graphmem.state.extraction import HeuristicExtractor, LLMExtractor
-from graphmem.state.models import Hit, IngestReport, RecallResult, Round, TimeRange
-from graphmem.state.ranking import fuse_keyword, merge_hit, rank, source_ids_in_order
+from graphmem.llm import LLMUsage
+from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallResult, Round,
+                             check_count)
+from graphmem.names import node_id
+from graphmem.state.extraction import HeuristicStateExtractor, LLMStateExtractor
+from graphmem.state.models import StateItem, TimeRange
+from graphmem.state.planner import HeuristicStatePlanner, LLMStatePlanner, detect_intent
+from graphmem.state.ranking import fuse_keyword, merge_hit, rank
 from graphmem.state.store import StateStore
 from graphmem.state.topics import TopicAssigner, TopicRef, key_phrase
+
+if TYPE_CHECKING:
+    from langchain_core.documents import Document
+
+logger = logging.getLogger(__name__)
+
+#: Turns per progress report when a conversation is one transaction.
+PROGRESS_CHUNK = 25
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _MONTHS = ("january february march april may june july august september october november "
@@ -66,14 +76,14 @@ def time_range_of(question: str) -> TimeRange | None:
     return TimeRange(start=start, end=end)
 
 
-class StateMemory(AsyncRecall, LLMAccounting):
+class StateMemory(Memory[StateItem]):
     """State memory (EMIR² SEMG) of one namespace.
 
     Args:
         runner: the query runner (migrated database).
         embedder: text embedder, ``(n, d)`` float32 unit rows.
         namespace: tenant scope.
-        llm: optional langchain-core ``BaseChatModel``; None => heuristic extractor/controller.
+        llm: optional langchain-core ``BaseChatModel``; None => heuristic extractor/planner.
         topic_threshold: cosine in [-1, 1] to join an existing topic (heuristic assignment).
         confirm_threshold: cosine at or above which a new assertion confirms the current state.
         related_threshold: cosine for cross-topic RELATED_EVENT edges; ``related_per_event`` max.
@@ -81,13 +91,13 @@ class StateMemory(AsyncRecall, LLMAccounting):
         InvalidInputError: bad namespace.
     """
 
-    def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str, llm: Any | None = None,
-                 topic_threshold: float = 0.5, confirm_threshold: float = 0.95,
-                 related_threshold: float = 0.6, related_per_event: int = 3):
-        self.runner = runner
-        self.embedder = embedder
-        self.namespace = validate_namespace(namespace)
-        self.llm = llm
+    name = "state"
+
+    def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str = "default",
+                 llm: Any | None = None, *, topic_threshold: float = 0.5,
+                 confirm_threshold: float = 0.95, related_threshold: float = 0.6,
+                 related_per_event: int = 3):
+        super().__init__(runner, embedder, namespace, llm)
         self.store = StateStore(runner, self.namespace)
         self.topic_threshold = topic_threshold
         self.confirm_threshold = confirm_threshold
@@ -100,8 +110,8 @@ class StateMemory(AsyncRecall, LLMAccounting):
         self.current_bonus = 0.2
 
     # ================================================================== ingest
-    def ingest_file(self, path: str | Path, fmt: Format = "auto",
-                    progress: Callable[[int], None] | None = None) -> IngestReport:
+    def ingest_file(self, path: str | Path, fmt: Format = "auto", *,
+                    progress: Progress | None = None) -> IngestReport:
         """Read ``path`` (LoCoMo, generic JSON/JSONL or MemConflict) and ingest every conversation.
 
         Raises:
@@ -110,25 +120,43 @@ class StateMemory(AsyncRecall, LLMAccounting):
         conversations = read_conversations(path, fmt)
         return self.ingest(conversations, progress=progress)
 
-    def ingest(self, conversations: Sequence[Conversation],
-               progress: Callable[[int], None] | None = None) -> IngestReport:
-        """Ingest conversations; each conversation is one transaction (plus derived
-        RELATED_EVENT edges after it). Turns whose event already exists are skipped, so
-        re-ingesting creates nothing new. ``progress(n)`` is called with turns processed.
+    def ingest(self, conversations: Sequence[Conversation], *,
+               progress: Progress | None = None) -> IngestReport:
+        """Ingest conversations (EMIR² §3.2, SEMG construction); each conversation is one
+        transaction (plus derived RELATED_EVENT edges after it). Turns whose event already
+        exists are skipped, so re-ingesting creates nothing new.
 
+        Args:
+            conversations: the conversations (:mod:`graphmem.conversations`).
+            progress: called with the number of turns done, in chunks of at most
+                :data:`PROGRESS_CHUNK` after each conversation commits.
+        Returns:
+            :class:`~graphmem.memory.IngestReport`: ``inputs`` turns read; ``created`` nodes by
+            label (``Topic``, ``Event``, ``State``) from the write queries' answers;
+            ``skipped["turn"]`` turns already stored; ``details``: ``conversations``,
+            ``state_relations`` (initial / confirm / change / history / conflict counts),
+            ``related_edges``.
         Raises:
             EmptyTextError / InvalidInputError: bad turns (checked before anything is written).
             ControllerError: the LLM extractor failed twice (nothing of that conversation written).
         """
         began = time.monotonic()
-        extractor = LLMExtractor(self.llm) if self.llm is not None else HeuristicExtractor()
-        report = IngestReport(namespace=self.namespace, extractor=extractor.name)
+        extractor = LLMStateExtractor(self.llm) if self.llm is not None else HeuristicStateExtractor()
+        report = IngestReport(memory=self.name, namespace=self.namespace, extractor=extractor.name,
+                              details={"conversations": 0, "state_relations": {}, "related_edges": 0})
         for conv in conversations:
             validate_texts([t.text for t in conv.turns], what=f"conversation {conv.id} turn")
+            conv_began = time.monotonic()
+            before = dict(report.created)
             self._ingest_one(conv, extractor, report)
-            report.conversations += 1
+            report.inputs += len(conv.turns)
+            report.details["conversations"] += 1
+            logger.info("state ingest %s: %d turns, created %s, %.2f s", conv.id, len(conv.turns),
+                        {k: v - before.get(k, 0) for k, v in report.created.items()},
+                        time.monotonic() - conv_began)
             if progress:
-                progress(len(conv.turns))
+                for start in range(0, len(conv.turns), PROGRESS_CHUNK):
+                    progress(min(PROGRESS_CHUNK, len(conv.turns) - start))
         report.llm_usage = self._account(extractor.usage)
         report.seconds = round(time.monotonic() - began, 3)
         return report
@@ -141,7 +169,7 @@ class StateMemory(AsyncRecall, LLMAccounting):
         existing = self.store.existing_event_ids(ids)
         new_turns = sorted((t for t, i in zip(conv.turns, ids, strict=True) if i not in existing),
                            key=lambda t: (t.timestamp, t.position))
-        report.events_skipped += len(conv.turns) - len(new_turns)
+        report.add_skipped("turn", len(conv.turns) - len(new_turns))
         if not new_turns:
             return
         extractions = extractor.extract(new_turns)
@@ -189,64 +217,90 @@ class StateMemory(AsyncRecall, LLMAccounting):
                     "condition": x.condition, "subject": x.subject, "mutable": x.mutable,
                     "valid_from": turn.timestamp, "embedding": [float(v) for v in svec]}})
         results = self.store.write_unit(topics, events, links, states, self.confirm_threshold)
+        relations = report.details["state_relations"]
+        created_states = 0
         for step in results[-len(states):] if states else []:
             for row in step:
-                report.state_relations[row["relation"]] = report.state_relations.get(row["relation"], 0) + 1
-        report.events_new += len(events)
-        report.topics_new += len(topics)
-        report.related_edges += self.store.link_related([e["id"] for e in events],
-                                                        self.related_threshold, self.related_per_event)
+                relations[row["relation"]] = relations.get(row["relation"], 0) + 1
+                created_states += row["relation"] != "confirm"
+        created = {"Topic": sum(r["created"] for r in results[0]) if topics else 0,
+                   "Event": sum(r["created"] for r in results[1 if topics else 0]),
+                   "State": created_states}
+        report.add_created(created)
+        report.details["related_edges"] += self.store.link_related(
+            [e["id"] for e in events], self.related_threshold, self.related_per_event)
 
     # ================================================================== recall
-    def recall(self, question: str, k: int = 10, max_rounds: int = 4,
-               controller: Any | None = None) -> RecallResult:
+    def recall(self, query: str, k: int = 10, *, max_rounds: int = 4,
+               planner: Any | None = None) -> RecallResult[StateItem]:
         """Intent-guided multi-round retrieval (EMIR² §3.3).
 
         Args:
-            question: the question (non-empty).
-            k: hits to return (1..200).
+            query: the question (non-empty).
+            k: items to return (1..200).
             max_rounds: round budget (1..8).
-            controller: override; default LLM controller when ``llm`` is set, else heuristic.
+            planner: override (an object with ``name``, ``usage`` and ``choose(...)``); default
+                :class:`LLMStatePlanner` when ``llm`` is set, else :class:`HeuristicStatePlanner`.
         Returns:
-            :class:`RecallResult` with ranked hits (events and states), their source ids in
-            order, and each round's action and added evidence.
+            :class:`~graphmem.memory.RecallResult` of :class:`StateItem` (events and states)
+            ranked by fused score; ``rounds`` lists each round's action, reason and the ids it
+            added (``details["intent"]`` on the first); ``timings`` in ms (embed, search, total).
         Raises:
             EmptyTextError: empty question. InvalidInputError: k or max_rounds out of range.
-            ControllerError: the LLM controller failed twice.
+            ControllerError: the LLM planner failed twice.
         """
+        run = self._run(query, k, max_rounds, planner)
+        items = run["ranked"][:k]
+        return RecallResult[StateItem](
+            memory=self.name, namespace=self.namespace, query=query, items=items,
+            rounds=run["rounds"], controller=run["planner"].name, llm_usage=run["usage"],
+            timings=run["timings"])
+
+    def _run(self, question: str, k: int, max_rounds: int, planner: Any | None) -> dict[str, Any]:
+        """The rounds of :meth:`recall`, returning the whole ranked pool (evaluation reads it)."""
+        began = time.perf_counter()
         validate_texts([question], what="question")
-        if not 1 <= k <= 200:
-            raise InvalidInputError(f"k must be in 1..200, got {k!r}")
-        if not 1 <= max_rounds <= 8:
-            raise InvalidInputError(f"max_rounds must be in 1..8, got {max_rounds!r}")
-        ctrl = controller or (LLMController(self.llm) if self.llm is not None else HeuristicController())
+        check_count("k", k)
+        check_count("max_rounds", max_rounds, high=8)
+        ctrl = planner or (LLMStatePlanner(self.llm) if self.llm is not None else HeuristicStatePlanner())
         intent = detect_intent(question)
         q = self.embedder.embed_query(question)
+        embedded = time.perf_counter()
         span = time_range_of(question)
-        pool: dict[str, Hit] = {}
+        pool: dict[str, StateItem] = {}
         rounds: list[Round] = []
         breadth = max(3 * k, 30)
         while len(rounds) < max_rounds:
             hits_now = rank(pool.values())
             choice = ctrl.choose(question, intent, rounds, hits_now, span is not None)
+            details = {"intent": intent} if not rounds else {}
             if choice.action == "stop":
-                rounds.append(Round(number=len(rounds) + 1, action="stop", reason=choice.reason))
+                rounds.append(Round(number=len(rounds) + 1, action="stop", reason=choice.reason,
+                                    details=details))
                 break
             added = self._act(choice.action, question, q, span, pool, hits_now, breadth)
             rounds.append(Round(number=len(rounds) + 1, action=choice.action, reason=choice.reason,
-                                added=added))
+                                added=added, details=details))
+            logger.debug("state recall round %d: %s added %d", len(rounds), choice.action, len(added))
         ranked = rank(pool.values())
+        question_step = PathStep(action="ask", node="question", id="question", text=question[:200])
+        for hit in ranked:
+            hit.path = [question_step, *hit.path]
         usage = LLMUsage()
         usage.merge(ctrl.usage)
-        return RecallResult(question=question, intent=intent, controller=ctrl.name, hits=ranked[:k],
-                            source_ids=source_ids_in_order(ranked)[:k], rounds=rounds,
-                            llm_usage=self._account(usage))
+        done = time.perf_counter()
+        timings = {"embed": round((embedded - began) * 1000, 3),
+                   "search": round((done - embedded) * 1000, 3),
+                   "total": round((done - began) * 1000, 3)}
+        return {"ranked": ranked, "rounds": rounds, "planner": ctrl, "intent": intent,
+                "usage": self._account(usage), "timings": timings}
 
     def _act(self, action: str, question: str, q: Any, span: TimeRange | None,
-             pool: dict[str, Hit], hits_now: list[Hit], breadth: int) -> list[str]:
+             pool: dict[str, StateItem], hits_now: list[StateItem], breadth: int) -> list[str]:
         added: list[str] = []
 
-        def put(hit: Hit) -> None:
+        def put(hit: StateItem, *via: PathStep) -> None:
+            hit.path = [*via, PathStep(action=action, node=hit.kind, id=hit.id, text=hit.text[:120])]
             if merge_hit(pool, hit, action):
                 added.append(hit.id)
 
@@ -270,24 +324,29 @@ class StateMemory(AsyncRecall, LLMAccounting):
                     hit.score -= self.current_bonus / 2
                 put(hit)
         elif action in ("current_state", "state_history"):
-            topics = {r["id"]: float(r["score"]) for r in self.store.search_topics(q, 3)}
+            found = self.store.search_topics(q, 3)
+            topics = {r["id"]: float(r["score"]) for r in found}
+            names = {r["id"]: str(r.get("name") or "") for r in found}
             states = self.store.topic_states(list(topics), only_current=action == "current_state")
             for hit in states:
                 base = topics.get(hit.topic_id or "", 0.0)
                 bonus = self.current_bonus if hit.current else (
                     self.current_bonus / 2 if action == "state_history" else 0.0)
                 hit.score = base + bonus - (0.05 if hit.conflict and not hit.current else 0.0)
-                put(hit)
+                put(hit, PathStep(action="search_topics", node="topic", id=hit.topic_id or "",
+                                  text=names.get(hit.topic_id or "", "")))
         elif action == "timeline":
             parents = {h.id: h.score for h in top_events}
+            trails = {h.id: h.path for h in top_events}
             for parent, distance, hit in self.store.timeline(list(parents), hops=1):
                 hit.score = parents[parent] * self.timeline_decay ** distance
-                put(hit)
+                put(hit, *trails[parent])
         elif action == "cross_topic":
             parents = {h.id: h.score for h in top_events}
+            trails = {h.id: h.path for h in top_events}
             for parent, sim, hit in self.store.related(list(parents)):
                 hit.score = parents[parent] * self.related_decay * max(sim, 0.0)
-                put(hit)
+                put(hit, *trails[parent])
         elif action == "time_range" and span is not None:
             for hit in self.store.events_in_range(span.start, span.end, q, breadth):
                 put(hit)
@@ -298,6 +357,29 @@ class StateMemory(AsyncRecall, LLMAccounting):
         """Events of a topic in TEMPORAL_NEXT order."""
         return self.store.topic_chain(topic_id)
 
-    def structure(self) -> dict[str, int]:
-        """Node counts and invariant checks (``bad_current`` and ``unchained`` are 0 when sound)."""
-        return self.store.structure()
+    def counts(self) -> dict[str, int]:
+        """Node counts of the namespace by label: ``Topic``, ``Event``, ``State``."""
+        row = self.store.structure()
+        return {"Topic": row["topics"], "Event": row["events"], "State": row["states"]}
+
+    def check(self) -> dict[str, int]:
+        """Invariant violations of the SEMG, all 0 when sound: ``bad_current`` (topics with
+        states whose CURRENT_STATE count is not 1), ``unchained`` (events off their topic
+        chain)."""
+        row = self.store.structure()
+        return {"bad_current": row["bad_current"], "unchained": row["unchained"]}
+
+    def documents(self, result: RecallResult[StateItem]) -> list[Document]:
+        """One Document per item: provenance ``dia_ids`` (source turn ids), topic, validity
+        interval, current / conflict flags and ``found_by``; an event's fusion key is its turn
+        key (:func:`graphmem.documents.turn_key`)."""
+        return [
+            item_document(
+                h, result.namespace, rank, [h.topic_id],
+                {"dia_ids": list(h.source_ids), "topic": h.topic, "topic_id": h.topic_id,
+                 "occurred_at": iso(h.occurred_at), "valid_from": iso(h.valid_from),
+                 "valid_to": iso(h.valid_to), "current": h.current, "conflict": h.conflict,
+                 "found_by": list(h.found_by)},
+                turn_key(list(h.source_ids), h.text) if h.kind == "event" and h.source_ids else None)
+            for rank, h in enumerate(result.items, start=1)
+        ]

@@ -1,14 +1,14 @@
-"""Pydantic models of the state memory (EMIR², seed 002): extraction output, ingest reports,
-retrieval rounds and hits."""
+"""Pydantic models of the state memory (EMIR², seed 002): extraction output, recalled items and
+question time ranges."""
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, Field
 
-from graphmem.llm import LLMUsage
+from graphmem.memory import RecallItem
 
 #: Intents of a question (EMIR² intent-guided retrieval, section 3.3).
 Intent = Literal["temporal", "current", "history", "multi_hop", "factual"]
@@ -50,29 +50,25 @@ class Extraction(BaseModel):
     mutable: bool = True
 
 
-class IngestReport(BaseModel):
-    """Result of one ingest: what was new, what was skipped, how states evolved."""
+class StateItem(RecallItem):
+    """One recalled Event or State of the SEMG (EMIR² §3.3), with its score and source turn ids.
 
-    namespace: str
-    conversations: int = 0
-    events_new: int = 0
-    events_skipped: int = 0
-    topics_new: int = 0
-    state_relations: dict[str, int] = Field(default_factory=dict)
-    related_edges: int = 0
-    extractor: str = "heuristic"
-    seconds: float = 0.0
-    llm_usage: LLMUsage = Field(default_factory=LLMUsage)
+    Attributes:
+        kind: ``"event"`` (an episodic unit, one turn) or ``"state"`` (a semantic state).
+        score: the fused retrieval score (cosine in [-1, 1] plus keyword, decay and agreement
+            terms; see :mod:`graphmem.state.ranking`); higher is better.
+        source_ids: the turn ids (LoCoMo ``dia_id``) the item rests on.
+        topic / topic_id: the topic chain it belongs to.
+        occurred_at: event time (events); valid_from / valid_to: validity interval (states;
+            ``valid_to`` None while open).
+        current: the state is its topic's CURRENT_STATE; conflict: it contradicts an immutable
+            fact and is kept side by side.
+        condition / subject / value: the state's condition, whose fact it is, its value.
+        found_by: the retrieval actions that found it, first first.
+    """
 
-
-class Hit(BaseModel):
-    """One retrieved item (an Event or a State) with its score and source turn ids."""
-
+    memory: str = "state"
     kind: Literal["event", "state"]
-    id: str
-    text: str
-    score: float
-    source_ids: list[str] = Field(default_factory=list)
     topic: str | None = None
     topic_id: str | None = None
     occurred_at: datetime | None = None
@@ -84,31 +80,6 @@ class Hit(BaseModel):
     subject: str | None = None
     value: str | None = None
     found_by: list[str] = Field(default_factory=list)
-
-
-class Round(BaseModel):
-    """One retrieval round: the controller's action, why, and the evidence it added."""
-
-    number: int
-    action: Action
-    reason: str
-    added: list[str] = Field(default_factory=list, description="ids of hits first found here")
-
-
-class RecallResult(BaseModel):
-    """Answer of :meth:`StateMemory.recall`: ranked hits, source ids, and the rounds."""
-
-    question: str
-    intent: Intent
-    controller: str
-    hits: list[Hit]
-    source_ids: list[str]
-    rounds: list[Round]
-    llm_usage: LLMUsage = Field(default_factory=LLMUsage)
-
-    def to_json_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (datetimes as ISO strings)."""
-        return self.model_dump(mode="json")
 
 
 class TimeRange(BaseModel):

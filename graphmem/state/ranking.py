@@ -8,9 +8,12 @@ per extra action. Source ids are then listed in hit order, unique.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 
-from graphmem.state.models import Hit
+from graphmem.state.models import StateItem
+
+logger = logging.getLogger(__name__)
 
 
 def fuse_keyword(dense: dict[str, float], keyword: dict[str, float], keyword_weight: float) -> dict[str, float]:
@@ -21,7 +24,7 @@ def fuse_keyword(dense: dict[str, float], keyword: dict[str, float], keyword_wei
     return {i: dense.get(i, floor) + keyword_weight * keyword.get(i, 0.0) / top for i in ids}
 
 
-def merge_hit(pool: dict[str, Hit], hit: Hit, action: str, agreement_bonus: float = 0.02) -> bool:
+def merge_hit(pool: dict[str, StateItem], hit: StateItem, action: str, agreement_bonus: float = 0.02) -> bool:
     """Add ``hit`` (found by ``action``) to ``pool``; True when it is new."""
     old = pool.get(hit.id)
     if old is None:
@@ -36,12 +39,12 @@ def merge_hit(pool: dict[str, Hit], hit: Hit, action: str, agreement_bonus: floa
     return False
 
 
-def rank(pool: Iterable[Hit]) -> list[Hit]:
+def rank(pool: Iterable[StateItem]) -> list[StateItem]:
     """Hits by descending score (ties by id for determinism)."""
     return sorted(pool, key=lambda h: (-h.score, h.id))
 
 
-def source_ids_in_order(hits: Sequence[Hit]) -> list[str]:
+def source_ids_in_order(hits: Sequence[StateItem]) -> list[str]:
     """Unique source ids in hit order (a state lists its evidence turns)."""
     seen: dict[str, None] = {}
     for hit in hits:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -9,7 +10,9 @@ from typing import Any
 import numpy as np
 
 from graphmem.graph.runner import QueryRunner
-from graphmem.state.models import Hit
+from graphmem.state.models import StateItem
+
+logger = logging.getLogger(__name__)
 
 #: Minimum oversampling of vector index queries before namespace filtering.
 MIN_OVERSAMPLE = 500
@@ -19,15 +22,15 @@ def _dt(value: Any) -> datetime | None:
     return value.to_native() if hasattr(value, "to_native") else value
 
 
-def _event_hit(row: dict[str, Any], score: float) -> Hit:
-    return Hit(kind="event", id=row["id"], text=f"{row.get('speaker') or ''}: {row['text']}".lstrip(": "),
+def _event_hit(row: dict[str, Any], score: float) -> StateItem:
+    return StateItem(kind="event", id=row["id"], text=f"{row.get('speaker') or ''}: {row['text']}".lstrip(": "),
                score=score, source_ids=list(row.get("source_ids") or []), topic=row.get("topic"),
                topic_id=row.get("topic_id"),
                occurred_at=_dt(row.get("occurred_at")), subject=row.get("speaker"))
 
 
-def _state_hit(row: dict[str, Any], score: float) -> Hit:
-    return Hit(kind="state", id=row["id"], text=row["content"], score=score,
+def _state_hit(row: dict[str, Any], score: float) -> StateItem:
+    return StateItem(kind="state", id=row["id"], text=row["content"], score=score,
                source_ids=list(dict.fromkeys(row.get("source_ids") or [])), topic=row.get("topic"),
                topic_id=row.get("topic_id"),
                valid_from=_dt(row.get("valid_from")), valid_to=_dt(row.get("valid_to")),
@@ -36,7 +39,7 @@ def _state_hit(row: dict[str, Any], score: float) -> Hit:
 
 
 class StateStore:
-    """Reads and writes of one namespace's SEMG. Pydantic/dict rows in, :class:`Hit` out.
+    """Reads and writes of one namespace's SEMG. Pydantic/dict rows in, :class:`StateItem` out.
 
     Args:
         runner: the query runner.
@@ -76,6 +79,8 @@ class StateStore:
             steps.append(("state/apply_state_evidence", {
                 "namespace": self.namespace, "topic_id": st["topic_id"], "event_id": st["event_id"],
                 "state": st["state"], "confirm_threshold": confirm_threshold}))
+        logger.debug("state write unit: %d topics, %d events, %d states", len(topics), len(events),
+                     len(states))
         return self.runner.write_many(steps) if steps else []
 
     def link_related(self, event_ids: Sequence[str], threshold: float, per_event: int) -> int:
@@ -90,7 +95,7 @@ class StateStore:
         return total
 
     # ------------------------------------------------------------------ retrieval
-    def search_events(self, embedding: np.ndarray, k: int) -> list[Hit]:
+    def search_events(self, embedding: np.ndarray, k: int) -> list[StateItem]:
         """Top-``k`` events by cosine; index query oversampled, exact scan when starved."""
         vec = [float(x) for x in embedding]
         rows = self.runner.read("state/search_events", namespace=self.namespace, embedding=vec,
@@ -99,7 +104,7 @@ class StateStore:
             rows = self.runner.read("state/scan_events", namespace=self.namespace, embedding=vec, k=k)
         return [_event_hit(r, float(r["score"])) for r in rows]
 
-    def keyword_events(self, query: str, k: int) -> list[Hit]:
+    def keyword_events(self, query: str, k: int) -> list[StateItem]:
         """Events matching a Lucene query made only of word tokens; ``score`` is BM25 (>= 0)."""
         if not query.strip():
             return []
@@ -115,7 +120,7 @@ class StateStore:
             rows = self.runner.read("state/scan_topics", namespace=self.namespace, embedding=vec, k=k)
         return rows
 
-    def search_states(self, embedding: np.ndarray, k: int) -> list[Hit]:
+    def search_states(self, embedding: np.ndarray, k: int) -> list[StateItem]:
         """Top-``k`` states by cosine, with their evidence source ids."""
         vec = [float(x) for x in embedding]
         rows = self.runner.read("state/search_states", namespace=self.namespace, embedding=vec,
@@ -124,25 +129,25 @@ class StateStore:
             rows = self.runner.read("state/scan_states", namespace=self.namespace, embedding=vec, k=k)
         return [_state_hit(r, float(r["score"])) for r in rows]
 
-    def topic_states(self, topic_ids: Sequence[str], only_current: bool) -> list[Hit]:
+    def topic_states(self, topic_ids: Sequence[str], only_current: bool) -> list[StateItem]:
         """States of ``topic_ids`` (score 0; the caller scores them)."""
         rows = self.runner.read("state/get_topic_states", namespace=self.namespace,
                                 topic_ids=list(topic_ids), only_current=only_current)
         return [_state_hit(r, 0.0) for r in rows]
 
-    def timeline(self, event_ids: Sequence[str], hops: int) -> list[tuple[str, int, Hit]]:
+    def timeline(self, event_ids: Sequence[str], hops: int) -> list[tuple[str, int, StateItem]]:
         """``(parent id, distance, hit)`` for chain neighbours within ``hops`` (1..3)."""
         rows = self.runner.read("state/get_timeline", namespace=self.namespace,
                                 event_ids=list(event_ids), hops=hops)
         return [(r["parent"], int(r["distance"]), _event_hit(r, 0.0)) for r in rows]
 
-    def related(self, event_ids: Sequence[str]) -> list[tuple[str, float, Hit]]:
+    def related(self, event_ids: Sequence[str]) -> list[tuple[str, float, StateItem]]:
         """``(parent id, similarity, hit)`` over RELATED_EVENT edges."""
         rows = self.runner.read("state/get_related_events", namespace=self.namespace,
                                 event_ids=list(event_ids))
         return [(r["parent"], float(r["similarity"]), _event_hit(r, 0.0)) for r in rows]
 
-    def events_in_range(self, start: datetime, end: datetime, embedding: np.ndarray, k: int) -> list[Hit]:
+    def events_in_range(self, start: datetime, end: datetime, embedding: np.ndarray, k: int) -> list[StateItem]:
         """Events inside ``[start, end]`` ranked by cosine."""
         rows = self.runner.read("state/find_events_in_range", namespace=self.namespace, start=start,
                                 end=end, embedding=[float(x) for x in embedding], k=k)

@@ -7,9 +7,12 @@ topic named by its YAKE key phrase. Pure: no I/O.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 import numpy as np
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass

@@ -10,7 +10,7 @@ import pytest
 from fakes import ScriptedChatModel, tool_reply
 
 from graphmem.associative import AssociativeMemory
-from graphmem.conversation import read_locomo
+from graphmem.conversations import read_locomo
 from graphmem.errors import ControllerError, EmptyTextError
 
 
@@ -27,20 +27,23 @@ def ingested(runner, embedder, conversation):
     """One namespace holding the slice, ingested once for the read-only tests."""
     ns = f"test-assoc-{uuid.uuid4().hex[:10]}"
     mem = AssociativeMemory(runner, embedder, ns)
-    report = mem.ingest_conversations([conversation])
+    report = mem.ingest([conversation])
     yield mem, report
     runner.write("core/delete_namespace", namespace=ns)
 
 
 def test_ingest_builds_the_graph_and_twice_adds_nothing(ingested, conversation) -> None:
     mem, report = ingested
-    assert report.extractor == "heuristic" and report.episodes == len(conversation.turns) == 18
+    assert report.extractor == "heuristic" and report.inputs == len(conversation.turns) == 18
     first = mem.counts()
-    assert first["episodes"] == 18 and first["next_episode"] == 17
-    assert first["cues"] == report.cues and first["tags"] == report.tags == first["has_tag"]
-    assert first["leads_to"] == report.cue_tag_content_triples
-    assert first["semantic_units"] == report.semantic_units and first["themes"] == 1 and first["groups"] == 18
-    mem.ingest_conversations([conversation])
+    assert first["Episode"] == 18 and first["NEXT_EPISODE"] == 17
+    labels = ("Cue", "Tag", "Episode", "SemanticUnit", "Theme")
+    assert report.created == {label: first[label] for label in labels if first[label]}
+    assert first["Tag"] == first["HAS_TAG"]
+    assert first["LEADS_TO"] == report.details["cue_tag_content_triples"]
+    assert first["Theme"] == 1 and first["GROUPS"] == 18
+    again = mem.ingest([conversation])
+    assert again.created == {} and again.skipped == {"turn": 18}
     assert mem.counts() == first
 
 
@@ -60,23 +63,25 @@ def test_cues_and_tags_of_an_episode_show_as_paths(runner, ingested) -> None:
 
 def test_recall_reconstructs_with_paths_and_trace(ingested) -> None:
     mem, _ = ingested
-    result = mem.recall("When did Caroline go to the LGBTQ support group?", steps=3)
-    assert result.controller == "heuristic" and 1 <= result.rounds <= 3
-    assert result.stop_reason in ("no_new_evidence", "step_budget", "no_new_cues")
-    assert "D1:3" in result.ranked_source_ids(3)
-    assert result.trace[0].round == 0 and "caroline" in result.trace[0].active_cues
-    assert result.trace[1].candidates["cue_to_tag"] > 0 and result.trace[1].selected_tags
-    graph_hits = [e for e in result.evidence if any(p.action == "cue_tag_to_content" for p in e.path)]
+    result = mem.recall("When did Caroline go to the LGBTQ support group?", k=50, max_rounds=3)
+    assert result.controller == "heuristic" and 1 <= len(result.rounds) - 1 <= 3
+    assert result.rounds[-1].details["stop_reason"] in ("no_new_evidence", "step_budget", "no_new_cues")
+    assert "D1:3" in result.source_ids(3)
+    assert result.rounds[0].number == 0 and result.rounds[0].action == "seed"
+    assert "caroline" in result.rounds[0].details["active_cues"]
+    assert result.rounds[1].details["candidates"]["cue_to_tag"] > 0
+    assert result.rounds[1].details["selected_tags"] and result.rounds[1].action == "cue_to_tag"
+    graph_hits = [e for e in result.items if any(p.action == "cue_tag_to_content" for p in e.path)]
     assert graph_hits
     path = graph_hits[0].path
     assert [p.node for p in path[-3:]] == ["cue", "tag", graph_hits[0].kind]
-    assert result.evidence == sorted(result.evidence, key=lambda e: -e.rank_score)
+    assert result.items == sorted(result.items, key=lambda e: -e.score)
+    assert len(mem.recall("When did Caroline go to the LGBTQ support group?", k=4).items) == 4
     baseline = mem.vector_search("When did Caroline go to the LGBTQ support group?", 5)
     assert len(baseline) == 5 and baseline[0].score >= baseline[-1].score
     for structure in ("ce", "cte"):
         res = mem.recall("What does Melanie paint?", structure=structure)
-        assert res.structure == structure and res.evidence
-        assert all(e.kind == "episode" for e in res.evidence)
+        assert res.items and all(e.kind == "episode" for e in res.items)
     with pytest.raises(EmptyTextError):
         mem.recall("  ")
 
@@ -84,7 +89,7 @@ def test_recall_reconstructs_with_paths_and_trace(ingested) -> None:
 def test_namespaces_do_not_see_each_other(runner, embedder, namespace, ingested) -> None:
     other = AssociativeMemory(runner, embedder, namespace)  # fresh, empty namespace
     result = other.recall("When did Caroline go to the LGBTQ support group?")
-    assert result.evidence == [] and other.counts()["cues"] == 0
+    assert result.items == [] and other.counts()["Cue"] == 0
 
 
 def test_llm_extractor_and_router(runner, embedder, namespace, conversation) -> None:
@@ -101,21 +106,22 @@ def test_llm_extractor_and_router(runner, embedder, namespace, conversation) -> 
     bad = tool_reply("EpisodeBatchExtraction", {"episodes": [{"source_id": "nope"}]})
     failing = AssociativeMemory(runner, embedder, namespace, llm=ScriptedChatModel(responses=[bad, bad]))
     with pytest.raises(ControllerError):
-        failing.ingest_conversations([turns])
-    assert failing.counts()["episodes"] == 0  # nothing half-written
+        failing.ingest([turns])
+    assert failing.counts()["Episode"] == 0  # nothing half-written
     route = tool_reply("LLMRouting", {"selected": [1], "sufficient": True, "reason": "found it"})
     llm = ScriptedChatModel(responses=[extraction, route, route, route])
     mem = AssociativeMemory(runner, embedder, namespace, llm=llm)
-    report = mem.ingest_conversations([turns])
-    assert report.extractor == "llm" and report.llm_calls == 1
+    report = mem.ingest([turns])
+    assert report.extractor == "llm" and report.llm_usage.calls == 1
     counts = mem.counts()
-    assert counts["cues"] == 2 and counts["tags"] == 3 and counts["semantic_units"] == 1
-    result = mem.recall("When did Caroline go to the LGBTQ support group?", steps=3)
+    assert counts["Cue"] == 2 and counts["Tag"] == 3 and counts["SemanticUnit"] == 1
+    assert report.created == {"Episode": 3, "Cue": 2, "Tag": 3, "SemanticUnit": 1, "Theme": counts["Theme"]}
+    result = mem.recall("When did Caroline go to the LGBTQ support group?", max_rounds=3)
     # the model routes tag 1 and says "sufficient": the round finishes, then reconstruction stops
-    assert result.controller == "llm" and result.llm_calls == 1 and result.llm_input_tokens == 5
-    assert result.stop_reason == "llm_sufficient" and result.rounds == 1
-    assert result.trace[1].selected_tags and result.trace[1].stop
-    assert result.ranked_source_ids(1) == [ids[2]]
+    assert result.controller == "llm" and result.llm_usage.calls == 1
+    assert result.rounds[-1].details["stop_reason"] == "llm_sufficient" and len(result.rounds) == 2
+    assert result.rounds[1].details["selected_tags"] and result.rounds[1].details["stop"]
+    assert result.source_ids(1) == [ids[2]]
     # LLM accounting: per operation on each result, and a running total on the memory
     assert report.llm_usage.operations["associative.extract"].calls == 1
     assert result.llm_usage.operations["associative.route"].calls == 1

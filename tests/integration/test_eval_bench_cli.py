@@ -22,10 +22,14 @@ def _cli(args: list[str], neo4j_server: dict, timeout: int) -> subprocess.Comple
     return proc
 
 
-def _left_behind(runner, run_id: str, namespaces: list[str]) -> tuple[int, list[str]]:
+def _left_behind(runner, prefix: str, namespaces: list[str]) -> tuple[int, list[str]]:
+    """Nodes left in the run's namespaces (the memories' labels and the vector baseline's) and
+    the baseline's shared indexes (dropped once no run's baseline node is left)."""
     nodes = sum(int(r["nodes"]) for ns in namespaces
                 for r in runner.read("core/count_namespace_nodes", namespace=ns))
-    indexes = [r["name"] for r in runner.read("core/list_vector_indexes") if run_id in r["name"]]
+    nodes += runner.read("evaluation/count_baseline_nodes", namespace=f"{prefix}-baseline")[0]["nodes"]
+    indexes = [r["name"] for r in runner.read("core/list_vector_indexes")
+               if r["name"].startswith("graphmem_baseline")]
     return nodes, indexes
 
 
@@ -59,7 +63,7 @@ def test_eval_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, sh
     assert ex["fgw"]["median_ms"] > 0
     assert report["insight"]["runs"][0]["tasks"] == 12
     run_id = cfg["parameters"]["run_id"]
-    assert _left_behind(runner, run_id, [f"eval-{run_id}-state-conv-30", f"eval-{run_id}-assoc-conv-30",
+    assert _left_behind(runner, f"eval-{run_id}", [f"eval-{run_id}-state-conv-30", f"eval-{run_id}-assoc-conv-30",
                                          f"eval-{run_id}-experience"]) == (0, [])
 
 
@@ -83,4 +87,4 @@ def test_bench_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, s
         assert (out / png).is_file()
     run_id = report["config"]["parameters"]["run_id"]
     fill = [f"bench-{run_id}-fill-{j}" for j in range(report["filler"]["namespaces"])]
-    assert _left_behind(runner, run_id, [f"bench-{run_id}-state", f"bench-{run_id}-assoc", *fill]) == (0, [])
+    assert _left_behind(runner, f"bench-{run_id}", [f"bench-{run_id}-state", f"bench-{run_id}-assoc", *fill]) == (0, [])

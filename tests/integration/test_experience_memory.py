@@ -28,13 +28,16 @@ def test_build_browse_rebuild_and_recall(runner, embedder, namespace, shared_dat
     experts = _slice(shared_data)
     explorations = [_exploration(experts[0]), _exploration(experts[3])]
     mem = ExperienceMemory(runner=runner, embedder=embedder, namespace=namespace)
-    report = mem.build(experts, explorations, k=3, tau=0.5)
-    assert report.tasks == 12 and report.explorations == 2 and report.renderer == "heuristic"
+    report = mem.ingest(experts, explorations=explorations, k=3, tau=0.5)
+    assert report.inputs == 12 and report.details["explorations"] == 2
+    assert report.extractor == "heuristic"
     counts = mem.counts()
-    assert counts["tasks"] == 12
-    assert counts["graphs"] == 12 + 2 * 2            # expert for all, exploration + common for 2
-    assert counts["edit_operations"] > 0
-    assert 0 < counts["similar_edges"] <= 12 * 3
+    assert counts["Task"] == 12
+    assert counts["DecisionGraph"] == 12 + 2 * 2     # expert for all, exploration + common for 2
+    assert counts["EditOperation"] > 0
+    assert 0 < counts["SIMILAR_TASK"] <= 12 * 3
+    labels = ("Task", "DecisionGraph", "Action", "EditOperation")
+    assert report.created == {label: counts[label] for label in labels}
 
     # browsable: the exploration's decision graph starts at INIT with DECIDED edges
     task_id = [r for r in runner.read("experience/scan_tasks", namespace=namespace,
@@ -46,13 +49,15 @@ def test_build_browse_rebuild_and_recall(runner, embedder, namespace, shared_dat
                for e in edits[task_id])
 
     # rebuilding from the same input adds nothing
-    mem.build(experts, explorations, k=3, tau=0.5)
+    again = mem.ingest(experts, explorations=explorations, k=3, tau=0.5)
+    assert again.created == {} and again.skipped == {"task": 12}
     assert mem.counts() == counts
 
     result = mem.recall(experts[0].query, k=2, t=2)
-    top = result.experiences[0]
-    assert top.task.task_key == experts[0].task_id and top.task.similarity > 0.99
-    assert "avoid 'focus on agent'" in top.task.intra_insight
+    top = result.items[0]
+    assert top.task_key == experts[0].task_id and top.score > 0.99
+    assert "avoid 'focus on agent'" in top.intra_insight
+    assert top.source_ids[0] == experts[0].task_id and top.text.startswith("Task: ")
     assert len(top.cross) <= 2
     assert len({c.neighbour_id for c in top.cross}) == len(top.cross)  # one edge per neighbour
     for cross in top.cross:
@@ -62,10 +67,10 @@ def test_build_browse_rebuild_and_recall(runner, embedder, namespace, shared_dat
 
 def test_namespaces_do_not_leak(runner, embedder, namespace, shared_data):
     experts = _slice(shared_data, 3)
-    ExperienceMemory(runner=runner, embedder=embedder, namespace=namespace).build(experts)
+    ExperienceMemory(runner=runner, embedder=embedder, namespace=namespace).ingest(experts)
     other = ExperienceMemory(runner=runner, embedder=embedder, namespace=namespace + "-other")
     try:
-        assert other.recall(experts[0].query, k=3).experiences == []
+        assert other.recall(experts[0].query, k=3).items == []
     finally:
         runner.write("core/delete_namespace", namespace=namespace + "-other")
 
@@ -75,8 +80,8 @@ def test_bad_input_writes_nothing(runner, embedder, namespace, shared_data):
     mem = ExperienceMemory(runner=runner, embedder=embedder, namespace=namespace)
     stray = experts[0].model_copy(update={"task_id": "nope", "kind": "exploration"})
     with pytest.raises(TrajectoryError, match="'nope'"):
-        mem.build(experts, [stray])
-    assert mem.counts()["tasks"] == 0
+        mem.ingest(experts, explorations=[stray])
+    assert mem.counts()["Task"] == 0
 
 
 def test_build_from_files_with_real_explorations(runner, embedder, namespace, shared_data, tmp_path):
@@ -87,6 +92,6 @@ def test_build_from_files_with_real_explorations(runner, embedder, namespace, sh
     explorations = tmp_path / "explorations.jsonl"
     explorations.write_text(json.dumps(run) + "\n")
     mem = ExperienceMemory(runner=runner, embedder=embedder, namespace=namespace)
-    report = mem.build_from_files(experts_path, explorations, limit=5)
-    assert report.tasks == 5 and report.explorations == 1
-    assert mem.counts()["edit_operations"] > 0
+    report = mem.ingest_files(experts_path, explorations, limit=5)
+    assert report.inputs == 5 and report.details["explorations"] == 1
+    assert mem.counts()["EditOperation"] > 0

@@ -34,14 +34,19 @@ PARAMS: dict[str, Any] = {
     "pairs": [{"cue_id": "a", "tag_text": "b"}],
     "start": datetime(2023, 1, 1, tzinfo=UTC), "end": datetime(2023, 12, 31, tzinfo=UTC),
     "only_current": True, "query": "hiking trip", "source_id": "D1:3", "conversation": "conv-26",
-    "topic_id": "a", "insight_id": "a", "query_id": "a",
+    "topic_id": "a", "insight_id": "a", "query_id": "a", "seconds": 1,
 }
 
 #: Database-wide admin reads, not recall paths.
-ADMIN = {"core/list_constraints", "core/list_migrations", "core/list_vector_indexes", "core/ping"}
+ADMIN = {"core/list_constraints", "core/list_migrations", "core/list_vector_indexes", "core/ping",
+         "evaluation/await_baseline_index", "evaluation/count_all_baseline_nodes"}
 
 #: (query, operator) pairs where a label scan is the right plan, with the reason.
-ALLOWED_SCANS: dict[tuple[str, str], str] = {}
+ALLOWED_SCANS: dict[tuple[str, str], str] = {
+    ("evaluation/count_baseline_nodes", "NodeByLabelScan"):
+        "the eval/bench vector baseline (langchain-neo4j Neo4jVector) lives only during one run; "
+        "its label holds that run's raw turns and is counted once at cleanup",
+}
 
 FULL_SCANS = ("AllNodesScan", "NodeByLabelScan")
 
@@ -96,4 +101,6 @@ def test_every_read_query_is_served_by_indexes(runner, planned_statistics) -> No
     assert offenders == {}, f"full scans where an index should serve: {offenders}"
     # every namespace-scoped recall starts from an index (namespace/id index seek or the vector
     # index procedure), never from a scan
-    assert all(v > 0 for v in seeks.values()), {n: v for n, v in seeks.items() if v == 0}
+    allowed = {name for name, _ in ALLOWED_SCANS}
+    assert all(v > 0 for n, v in seeks.items() if n not in allowed), {
+        n: v for n, v in seeks.items() if v == 0 and n not in allowed}

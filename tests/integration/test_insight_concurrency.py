@@ -36,7 +36,8 @@ def test_three_writers_hundred_updates_exact_counts(runner, embedder, namespace)
     assert state.negative_evidence == WRITERS * UPDATES // 2 == 150
     assert len(state.supporting_query_ids) == 151 and len(state.conflicting_query_ids) == 150
     assert state.active
-    stats = mem.stats()
+    stats = mem.graph_summary()
+    assert mem.counts()["Query"] == 1 + WRITERS * UPDATES
     assert stats["queries"] == 1 + WRITERS * UPDATES
     assert stats["decisions"] == {"ADD": 1, "KEEP": 300, "NO_ADD": 300}
     assert len(mem.history(insight).decisions) == 301

@@ -48,12 +48,13 @@ def graph(runner, embedder, namespace):
 
 def test_recall_exact_values_when_every_query_is_a_seed(graph) -> None:
     mem, q, _, _, (a, b, c) = graph
-    out = mem.recall("boiling water quickly", k=5, lam=0.5, b=3)
-    assert set(out.seed_query_ids) == set(q) and set(out.expanded_query_ids) == set(q)
-    got = {i.id: (i.s, i.c, i.r) for i in out.insights}
+    out = mem.recall("boiling water quickly", k=3, query_k=5, lam=0.5)
+    details = out.rounds[0].details
+    assert set(details["seed_query_ids"]) == set(q) and set(details["expanded_query_ids"]) == set(q)
+    got = {i.id: (i.s, i.c, i.r) for i in out.items}
     assert got == {a: (2, 1, 1.5), b: (2, 2, 1.0), c: (1, 0, 1.0)}
-    assert [i.id for i in out.insights] == [a, b, c]  # r desc, then s desc
-    first = out.insights[0]
+    assert [i.id for i in out.items] == [a, b, c]  # r desc, then s desc
+    first = out.items[0]
     assert sorted(first.supporting_query_ids) == sorted([q[0], q[1]])
     assert first.conflicting_query_ids == [q[3]]
     assert (first.positive_evidence, first.negative_evidence) == (2, 1)
@@ -67,9 +68,9 @@ def test_cypher_recall_equals_pure_scoring(graph, embedder, k, lam, b) -> None:
     expected = retrieve(vector, vectors, [(q[0], q[2])],
                         [InsightEvidence(i, frozenset(p), frozenset(n)) for i, (p, n) in omega.items()],
                         k=k, lam=lam, b=b)
-    out = mem.recall(text, k=k, lam=lam, b=b, embedding=vector)
+    out = mem.recall(text, k=b, query_k=k, lam=lam, embedding=vector)
     assert [(i.id, i.s, i.c, i.r, sorted(i.supporting_query_ids), sorted(i.conflicting_query_ids))
-            for i in out.insights] == [
+            for i in out.items] == [
         (e.id, e.s, e.c, e.r, list(e.supporting_query_ids), list(e.conflicting_query_ids))
         for e in expected]
 
@@ -81,7 +82,7 @@ def test_archived_insight_is_never_recalled_but_kept_with_history(graph, runner)
            for i in range(3)]
     assert ops == ["KEEP", "KEEP", "ARCHIVE"]
     for text in TEXTS + ["boil water", "Use a lid to boil faster."]:
-        assert a not in [i.id for i in mem.recall(text, k=5, lam=0.0, b=10).insights]
+        assert a not in [i.id for i in mem.recall(text, k=10, query_k=5, lam=0.0).items]
     [state] = mem.get_insights([a])
     assert (state.active, state.positive_evidence, state.negative_evidence) == (False, 2, 4)
     hist = mem.history(a)
@@ -146,7 +147,7 @@ def test_llm_revise_creates_version_with_carried_evidence(graph, runner, namespa
     assert (new_h.positive_evidence, new_h.negative_evidence) == (3, 1)
     assert res.query_id in old_h.supporting_query_ids
     assert [d["controller"] for d in new_h.decisions] == ["llm"]
-    hits = [i.id for i in llm_mem.recall(TEXTS[0], k=5, lam=1.0, b=5).insights]
+    hits = [i.id for i in llm_mem.recall(TEXTS[0], k=5, query_k=5, lam=1.0).items]
     assert new in hits and a not in hits
 
 
@@ -170,7 +171,7 @@ def test_bad_input_is_refused_before_writing(graph, runner, namespace) -> None:
         mem.feedback("q", "failed", [], ["not-an-insight"])
     with pytest.raises(TrajectoryError):
         mem.feedback("q", "resolved", ["ok", "  "], [])
-    with pytest.raises(InvalidInputError, match="k="):
+    with pytest.raises(InvalidInputError, match="k must be"):
         mem.recall("q", k=0)
     assert _nodes(runner, namespace) == before
 
@@ -178,7 +179,7 @@ def test_bad_input_is_refused_before_writing(graph, runner, namespace) -> None:
 def test_namespaces_do_not_leak(graph, runner, embedder) -> None:
     other = InsightMemory(runner, embedder, graph[0].namespace + "-other")
     try:
-        assert other.recall(TEXTS[0], k=5).insights == []
+        assert other.recall(TEXTS[0], k=5).items == []
     finally:
         runner.write("core/delete_namespace", namespace=other.namespace)
 
@@ -187,10 +188,10 @@ def test_cli_recall_json(graph, neo4j_server, namespace, monkeypatch) -> None:
     from graphmem.cli.insight import app
 
     monkeypatch.setenv("NEO4J_URI", neo4j_server["uri"])
-    out = CliRunner().invoke(app, ["recall", TEXTS[2], "--k", "5", "--lambda", "0.5",
-                                   "--namespace", namespace, "--json"])
+    out = CliRunner().invoke(app, ["recall", TEXTS[2], "--k", "3", "--query-k", "5",
+                                   "--lambda", "0.5", "--namespace", namespace, "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
-    assert data["params"] == {"k": 5, "lambda": 0.5, "b": 3}
-    assert [(i["s"], i["c"], i["r"]) for i in data["insights"]] == [(2, 1, 1.5), (2, 2, 1.0),
-                                                                    (1, 0, 1.0)]
+    assert data["rounds"][0]["details"]["query_k"] == 5 and data["rounds"][0]["details"]["lam"] == 0.5
+    assert [(i["s"], i["c"], i["r"]) for i in data["items"]] == [(2, 1, 1.5), (2, 2, 1.0),
+                                                                 (1, 0, 1.0)]

@@ -8,7 +8,7 @@ from graphmem.insight import InsightMemory, OperationSet, load_tasks, replay, re
 
 def test_fever_replay_end_to_end(runner, embedder, namespace, shared_data) -> None:
     mem = InsightMemory(runner, embedder, namespace)
-    report = replay(mem, "fever", 30, k=5, lam=1.0, b=3, data_root=shared_data)
+    report = replay(mem, "fever", 30, k=3, query_k=5, lam=1.0, data_root=shared_data)
     tasks = load_tasks("fever", 30, shared_data)
     assert report.tasks == 30 and report.controller == "heuristic"
     assert report.resolved == sum(t.status == "resolved" for t in tasks)
@@ -35,7 +35,9 @@ def test_scienceworld_replay(runner, embedder, namespace, shared_data) -> None:
 
 
 def test_sweep_uses_fresh_namespaces_and_cleans_up(runner, embedder, shared_data) -> None:
-    reports = replay_sweep(runner, embedder, "fever", 10, lambdas=(0.0, 2.0),
+    from graphmem.facade import GraphMemory
+
+    reports = replay_sweep(GraphMemory(runner, embedder), "fever", 10, lambdas=(0.0, 2.0),
                            operation_sets=(OperationSet.ADD_KEEP, OperationSet.ALL),
                            data_root=shared_data)
     assert [(r.operation_set, r.lam) for r in reports] == [

@@ -45,14 +45,14 @@ def test_insight_heuristic_path_counts_zero(runner, embedder, namespace) -> None
     assert describe_usage(mem.llm_usage, mem.controller.name) == "LLM calls: 0 (heuristic path)"
 
 
-def test_experience_build_usage_adds_up(runner, embedder, namespace, shared_data) -> None:
+def test_experience_ingest_usage_adds_up(runner, embedder, namespace, shared_data) -> None:
     experts = read_trajectories(shared_data / "scienceworld" / "sciworld_gold_train.jsonl", limit=3)
     exploration = experts[0].model_copy(update={"kind": "exploration", "reward": 0.0,
                                                 "steps": experts[0].steps[:3]})
     reply = tool_reply("InsightText", {"insight": "Follow the expert workflow."}, 50, 7)
     mem = ExperienceMemory(runner=runner, embedder=embedder, namespace=namespace,
                            llm=ScriptedChatModel(responses=[reply]))
-    report = mem.build(experts, [exploration], k=2, tau=-1.0)
+    report = mem.ingest(experts, explorations=[exploration], k=2, tau=-1.0)
     ops = report.llm_usage.operations
     # one intra-task insight (the task with an exploration) and one cross-task insight per
     # unordered pair of the 3 tasks (k=2, tau=-1 links every pair)
@@ -61,7 +61,7 @@ def test_experience_build_usage_adds_up(runner, embedder, namespace, shared_data
     assert report.llm_usage.calls == 4
     assert sum(o.input_tokens for o in ops.values()) == 200
     assert mem.llm_usage == report.llm_usage
-    mem.build(experts, [exploration], k=2, tau=-1.0)  # a rebuild calls the renderer again
+    mem.ingest(experts, explorations=[exploration], k=2, tau=-1.0)  # a rebuild renders again
     assert mem.llm_usage.calls == 8
     assert mem.recall(experts[0].query, k=1).llm_usage.calls == 0
 
@@ -81,7 +81,7 @@ def test_cli_prints_llm_summary(runner, embedder, namespace, neo4j_server, share
     out = CliRunner().invoke(insight_app, ["recall", "Boil water", "--namespace", namespace])
     assert out.exit_code == 0 and "LLM calls: 0 (retrieval path)" in out.output
     out = CliRunner().invoke(experience_app, [
-        "build", str(shared_data / "scienceworld" / "sciworld_gold_train.jsonl"), "--limit", "3",
+        "ingest", str(shared_data / "scienceworld" / "sciworld_gold_train.jsonl"), "--limit", "3",
         "--namespace", namespace])
     assert out.exit_code == 0, out.output
     assert "LLM calls: 0 (heuristic path)" in out.output

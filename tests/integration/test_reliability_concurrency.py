@@ -85,7 +85,7 @@ def test_same_query_and_trajectory_from_many_writers_is_one_chain(runner, embedd
     mem.embedder.embed_documents(["Is Kiel a port city?"])
     ids = _together(WRITERS, lambda i: mem.add_query("Is Kiel a port city?", "resolved", steps))
     assert len(set(ids)) == 1
-    assert mem.stats()["queries"] == 1 and mem.stats()["steps"] == 3
+    assert mem.counts()["Query"] == 1 and mem.counts()["Step"] == 3
     # Query -FIRST_STEP-> s0 -NEXT_STEP-> s1 -NEXT_STEP-> s2: exactly 3 relationships
     assert counts(tq, namespace) == {"nodes": 4, "relationships": 3}
 
@@ -101,13 +101,14 @@ def test_same_experience_build_from_many_writers_creates_nothing_twice(runner, e
                              reward=0.0, kind="exploration")
     single = ExperienceMemory(runner=runner, embedder=memo, namespace=namespace + "-single")
     try:
-        single.build(experts, [exploration], k=2, tau=-1.0)
+        single.ingest(experts, explorations=[exploration], k=2, tau=-1.0)
         expected_counts = single.counts()
         expected_any = counts(tq, namespace + "-single")
     finally:
         runner.write("core/delete_namespace", namespace=namespace + "-single")
     mem = ExperienceMemory(runner=runner, embedder=memo, namespace=namespace)
-    _together(WRITERS, lambda i: mem.build(experts, [exploration], k=2, tau=-1.0))
+    _together(WRITERS, lambda i: mem.ingest(experts, explorations=[exploration], k=2,
+                                                tau=-1.0))
     assert mem.counts() == expected_counts
     assert counts(tq, namespace) == expected_any
 
@@ -121,7 +122,7 @@ def test_one_topic_state_from_many_writers_has_exactly_one_current_state(
         runner, embedder, tq, namespace) -> None:
     from datetime import datetime, timedelta, timezone
 
-    from graphmem.conversation import Conversation, Turn
+    from graphmem.conversations import Conversation, Turn
     from graphmem.state import StateMemory
 
     memo = MemoEmbedder(embedder)
@@ -165,7 +166,7 @@ def test_shared_cue_from_many_writers_is_one_node(runner, embedder, tq, namespac
                                         ("Bob", f"Mohra again? Say hi to Mohra from Bob {w}.")])
              for w in range(WRITERS)]
     mem = AssociativeMemory(runner, memo, namespace)
-    _together(WRITERS, lambda w: mem.ingest_conversations([convs[w]]))
+    _together(WRITERS, lambda w: mem.ingest([convs[w]]))
     cues = [r["props"]["text"] for r in tq.read("read_nodes", namespace=namespace, label="Cue")]
     assert cues.count("mohra") == 1 and len(cues) == len(set(cues))
     tags = [(r["props"]["cue_id"], r["props"]["text"])
@@ -174,5 +175,5 @@ def test_shared_cue_from_many_writers_is_one_node(runner, embedder, tq, namespac
     rels = _relationships(tq, namespace)
     assert all(total == distinct for total, distinct in rels.values()), rels
     counts_once = mem.counts()
-    mem.ingest_conversations(convs)                              # and a sequential re-ingest
+    mem.ingest(convs)                              # and a sequential re-ingest
     assert mem.counts() == counts_once

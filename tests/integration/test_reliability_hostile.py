@@ -93,7 +93,7 @@ def test_experience_entry_points_store_hostile_text_exactly(runner, memo, tq, na
                                                             other_namespace) -> None:
     mem = ExperienceMemory(runner=runner, embedder=memo, namespace=namespace)
     other = ExperienceMemory(runner=runner, embedder=memo, namespace=other_namespace)
-    other.build([trajectory("keep", "heat the soup", ["go to stove 1", "heat soup 1"])], k=0)
+    other.ingest([trajectory("keep", "heat the soup", ["go to stove 1", "heat soup 1"])], k=0)
     other_before = snapshot(tq, other_namespace)
 
     stored, refused = 0, []
@@ -101,7 +101,7 @@ def test_experience_entry_points_store_hostile_text_exactly(runner, memo, tq, na
         expert = trajectory(text, text, [text, "go to stove 1"])
         expert = expert.model_copy(update={"initial_observation": text})
         try:
-            mem.build([expert], k=0)
+            mem.ingest([expert], k=0)
         except GraphmemError as exc:          # typed refusal is allowed, nothing written
             refused.append((n, type(exc).__name__))
             continue
@@ -114,8 +114,8 @@ def test_experience_entry_points_store_hostile_text_exactly(runner, memo, tq, na
                                                          label="Action")}
         assert actions[node_id(namespace, "action", text, "expert", 1)]["raw"] == text
         recall = mem.recall(text, k=5, t=1)          # own text at cosine 1 (ties possible)
-        assert recall.experiences[0].task.similarity > 0.999
-        assert text in [e.task.query for e in recall.experiences]
+        assert recall.items[0].score > 0.999
+        assert text in [i.query for i in recall.items]
     assert stored >= len(HOSTILE) - 5, refused
     # an exploration with hostile observations: FGW matching, edit path and insight rendering
     expert = trajectory("explore", HOSTILE[0], ["go to stove 1", "heat soup 1"])
@@ -123,11 +123,11 @@ def test_experience_entry_points_store_hostile_text_exactly(runner, memo, tq, na
                              reward=0.0, kind="exploration")
     exploration = exploration.model_copy(update={"steps": [
         s.model_copy(update={"observation": HOSTILE[10 + k]}) for k, s in enumerate(exploration.steps)]})
-    mem.build([expert], [exploration], k=0)
-    assert mem.recall(HOSTILE[0], k=1, t=0).experiences[0].edit_operations
+    mem.ingest([expert], explorations=[exploration], k=0)
+    assert mem.recall(HOSTILE[0], k=1, t=0).items[0].correction_rules
 
     with pytest.raises(InvalidInputError):
-        mem.build([trajectory("huge", HUGE_TEXT, ["go to stove 1"])], k=0)
+        mem.ingest([trajectory("huge", HUGE_TEXT, ["go to stove 1"])], k=0)
     with pytest.raises(InvalidInputError):
         mem.recall(LONE_SURROGATE)
     assert snapshot(tq, other_namespace) == other_before
@@ -143,15 +143,15 @@ def test_state_and_associative_entry_points_store_hostile_text_exactly(
     hostile = conversation(HOSTILE[0], [("Mallory", h) for h in HOSTILE])
     other = GraphMemory(runner, memo, other_namespace)
     other.state.ingest([safe])
-    other.associative.ingest_conversations([safe])
+    other.associative.ingest([safe])
     other_before = snapshot(tq, other_namespace)
 
     mem = GraphMemory(runner, memo, namespace)
     mem.state.ingest([safe])
-    mem.associative.ingest_conversations([safe])
+    mem.associative.ingest([safe])
     seeded = snapshot(tq, namespace)
     mem.state.ingest([hostile])
-    mem.associative.ingest_conversations([hostile])
+    mem.associative.ingest([hostile])
 
     events = [p["text"] for p in snapshot(tq, namespace)["Event"].values()]
     assert sorted(events) == sorted(HOSTILE + [t.text for t in safe.turns])
@@ -160,15 +160,15 @@ def test_state_and_associative_entry_points_store_hostile_text_exactly(
     assert {f"Mallory: {h.strip()}" for h in HOSTILE} <= episodes
     for question in HOSTILE[::6]:          # every sixth: recall is the slow part here
         state = mem.state.recall(question, k=5, max_rounds=2)
-        assert state.hits and all(h.id for h in state.hits)
-        mem.associative.recall(question, steps=1)
+        assert state.items and all(h.id for h in state.items)
+        mem.associative.recall(question, max_rounds=1)
 
     before = snapshot(tq, namespace)
     conv = conversation("bad", [("Mallory", "fine"), ("Mallory", HUGE_TEXT)])
     with pytest.raises(InvalidInputError, match="MAX_TEXT_CHARS"):
         mem.state.ingest([conv])
     with pytest.raises(InvalidInputError, match="MAX_TEXT_CHARS"):
-        mem.associative.ingest_conversations([conv])
+        mem.associative.ingest([conv])
     with pytest.raises(ValueError, match="unicode"):       # the Turn input model refuses it
         conversation("bad", [("Mallory", LONE_SURROGATE)])
     for bad in (HUGE_TEXT, LONE_SURROGATE):

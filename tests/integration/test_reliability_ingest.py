@@ -48,7 +48,7 @@ def test_insight_feedback_failure_mid_ingest_then_rerun(runner, embedder, tq, na
     failing.memo = memo.memo
     mem = InsightMemory(runner, failing, namespace, related_top=2, related_threshold=0.8)
     with pytest.raises(RuntimeError, match="claim 49"):
-        mem.feedback_many(records)
+        mem.ingest(records)
     units = _query_units(tq, namespace)
     assert len(units) == 49
     assert all(steps == 3 and decisions >= 1 for steps, decisions in units.values())
@@ -57,17 +57,17 @@ def test_insight_feedback_failure_mid_ingest_then_rerun(runner, embedder, tq, na
     crashing = InsightMemory(FailingRunner(runner, fail_on=3), memo, namespace, related_top=2,
                              related_threshold=0.8)
     with pytest.raises(RuntimeError, match="injected crash"):
-        crashing.feedback_many(records[49:50])
+        crashing.ingest(records[49:50])
     assert _query_units(tq, namespace) == units          # nothing of record 50 landed
 
     # 3) running again completes it; a third run adds no query, step or insight
     mem = InsightMemory(runner, memo, namespace, related_top=2, related_threshold=0.8)
-    mem.feedback_many(records[49:])
+    mem.ingest(records[49:])
     units = _query_units(tq, namespace)
     assert len(units) == N and all(s == 3 and d >= 1 for s, d in units.values())
-    stats = mem.stats()
-    mem.feedback_many(records[:10])
-    again = mem.stats()
+    stats = mem.graph_summary()
+    mem.ingest(records[:10])
+    again = mem.graph_summary()
     for key in ("queries", "steps", "active_insights", "revisions"):
         assert again[key] == stats[key], key
 
@@ -101,8 +101,8 @@ def test_experience_build_failure_mid_ingest_then_rerun(runner, embedder, tq, na
     experts, explorations = _experts(), _explorations()
     clean_ns = namespace + "-clean"
     try:
-        ExperienceMemory(runner=runner, embedder=memo, namespace=clean_ns).build(
-            experts, explorations, k=2, tau=0.5)
+        ExperienceMemory(runner=runner, embedder=memo, namespace=clean_ns).ingest(
+            experts, explorations=explorations, k=2, tau=0.5)
         clean = counts(tq, clean_ns)
         clean_memory = ExperienceMemory(runner=runner, embedder=memo, namespace=clean_ns).counts()
     finally:
@@ -112,8 +112,8 @@ def test_experience_build_failure_mid_ingest_then_rerun(runner, embedder, tq, na
     failing = FailingEmbedder(embedder, fail_at=50)
     failing.memo = memo.memo
     with pytest.raises(RuntimeError, match="item 50"):
-        ExperienceMemory(runner=runner, embedder=failing, namespace=namespace).build(
-            experts, explorations, k=2, tau=0.5)
+        ExperienceMemory(runner=runner, embedder=failing, namespace=namespace).ingest(
+            experts, explorations=explorations, k=2, tau=0.5)
     assert counts(tq, namespace) == {"nodes": 0, "relationships": 0}
 
     # 2) a crash inside the SECOND batch transaction (tasks 50..99), after its first 3
@@ -129,9 +129,9 @@ def test_experience_build_failure_mid_ingest_then_rerun(runner, embedder, tq, na
 
     # 3) running again completes it to exactly one clean run; again adds nothing
     mem = ExperienceMemory(runner=runner, embedder=memo, namespace=namespace)
-    mem.build(experts, explorations, k=2, tau=0.5)
+    mem.ingest(experts, explorations=explorations, k=2, tau=0.5)
     assert counts(tq, namespace) == clean and mem.counts() == clean_memory
-    mem.build(experts, explorations, k=2, tau=0.5)
+    mem.ingest(experts, explorations=explorations, k=2, tau=0.5)
     assert counts(tq, namespace) == clean
     assert node_id(namespace, "task", "task-0") in {
         r["id"] for r in tq.read("read_nodes", namespace=namespace, label="Task")}
@@ -151,7 +151,7 @@ def _crash_in_second_batch(memory: ExperienceMemory, experts, explorations) -> N
 
     runner.write_many = write_many
     with pytest.raises(RuntimeError, match="injected crash"):
-        memory.build(experts, explorations, k=2, tau=0.5)
+        memory.ingest(experts, explorations=explorations, k=2, tau=0.5)
     assert calls["n"] == 2
 
 
@@ -182,7 +182,7 @@ def _ingest(memory: str, facade, convs) -> None:
     if memory == "state":
         facade.state.ingest(convs)
     else:
-        facade.associative.ingest_conversations(convs)
+        facade.associative.ingest(convs)
 
 
 def _per_conversation(tq, namespace: str, label: str) -> dict[str, int]:

@@ -67,8 +67,10 @@ def test_insight_bad_input_is_typed_and_writes_nothing(runner, embedder, tq, nam
         (InvalidInputError, "'maybe'", lambda: insight.feedback("q", "maybe", ["a"])),
         (TrajectoryError, "step 1", lambda: insight.feedback("q", "failed", ["a", " "])),
         (EmptyTextError, "content", lambda: insight.add_insight("", ["x"])),
-        (InvalidInputError, "k=0", lambda: insight.recall("q", k=0)),
-        (InvalidInputError, "lambda=-1", lambda: insight.recall("q", lam=-1.0)),
+        (InvalidInputError, "k must be an integer in 1..200, got 0",
+         lambda: insight.recall("q", k=0)),
+        (InvalidInputError, "query_k must be an integer", lambda: insight.recall("q", query_k=0)),
+        (InvalidInputError, "lam must be a number >= 0, got -1", lambda: insight.recall("q", lam=-1.0)),
         (EmbeddingDimensionError, r"\(1, 0\)", lambda: insight.recall("q", embedding=np.zeros(0))),
         (EmbeddingDimensionError, r"\(1, 5000\)",
          lambda: insight.add_query("q", "resolved", embedding=np.ones(5000))),
@@ -91,7 +93,7 @@ def test_a_broken_plugged_in_embedder_is_refused_before_writing(runner, tq, name
     with pytest.raises(EmbeddingDimensionError, match=named):
         mem.insight.add_query("Is Kiel a port?", "resolved", ["search[Kiel]"])
     with pytest.raises(EmbeddingDimensionError):
-        mem.experience.build([{"task_id": "t", "query": "q", "reward": 1.0,
+        mem.experience.ingest([{"task_id": "t", "query": "q", "reward": 1.0,
                                "steps": [{"action": "go to desk 1", "observation": "o"}]}])
     with pytest.raises(EmbeddingDimensionError):
         mem.experience.recall("q")
@@ -101,7 +103,7 @@ def test_a_broken_plugged_in_embedder_is_refused_before_writing(runner, tq, name
     with pytest.raises(EmbeddingDimensionError):
         mem.state.ingest([chat])
     with pytest.raises(EmbeddingDimensionError):
-        mem.associative.ingest_conversations([chat])
+        mem.associative.ingest([chat])
     with pytest.raises(EmbeddingDimensionError):
         mem.state.recall("Where does Alice live?")
     assert counts(tq, namespace) == EMPTY
@@ -112,41 +114,42 @@ def test_experience_bad_input_is_typed_and_writes_nothing(runner, embedder, tq, 
     experience = GraphMemory(runner, embedder, namespace).experience
     step = {"action": "go to desk 1", "observation": "You arrive at desk 1."}
     with pytest.raises(InvalidInputError, match="no expert"):
-        experience.build([])
+        experience.ingest([])
     with pytest.raises(TrajectoryError, match=r"'no-actions'.*no actions"):
-        experience.build([{"task_id": "no-actions", "query": "q", "steps": [], "reward": 1.0}])
+        experience.ingest([{"task_id": "no-actions", "query": "q", "steps": [], "reward": 1.0}])
     with pytest.raises(TrajectoryError, match="reward"):
-        experience.build([{"task_id": "r", "query": "q", "steps": [step], "reward": 7}])
-    with pytest.raises(InvalidInputError, match="k=-1"):
-        experience.build([{"task_id": "a", "query": "q", "steps": [step], "reward": 1.0}], k=-1)
+        experience.ingest([{"task_id": "r", "query": "q", "steps": [step], "reward": 7}])
+    with pytest.raises(InvalidInputError, match="k must be an integer in 0..200, got -1"):
+        experience.ingest([{"task_id": "a", "query": "q", "steps": [step], "reward": 1.0}], k=-1)
     with pytest.raises(EmptyTextError):
         experience.recall(" ")
-    with pytest.raises(InvalidInputError, match="k=0"):
+    with pytest.raises(InvalidInputError, match="k must be an integer in 1..200, got 0"):
         experience.recall("q", k=0)
     path = tmp_path / "experts.jsonl"
     good = {"task_id": "a", "query": "q", "steps": [step], "reward": 1.0}
     path.write_text(json.dumps(good) + "\n" + json.dumps(good)[:-5] + "\n")
     with pytest.raises(InputFormatError, match=r"experts\.jsonl:2: malformed JSON"):
-        experience.build_from_files(path)
+        experience.ingest_files(path)
     path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "task_id": "b", "steps": []}))
     with pytest.raises(TrajectoryError, match=r"experts\.jsonl:2: bad trajectory record 'b'"):
-        experience.build_from_files(path)
+        experience.ingest_files(path)
     assert counts(tq, namespace) == EMPTY
 
 
 def test_state_and_associative_bad_input_is_typed_and_writes_nothing(runner, embedder, tq,
                                                                      namespace, tmp_path) -> None:
-    from graphmem.conversation import Conversation
+    from graphmem.conversations import Conversation
 
     mem = GraphMemory(runner, embedder, namespace)
     state, associative = mem.state, mem.associative
     for call, error, named in [
         (lambda: state.recall(""), EmptyTextError, "question"),
-        (lambda: state.recall("When?", k=0), InvalidInputError, "k must be in 1..200, got 0"),
+        (lambda: state.recall("When?", k=0), InvalidInputError,
+         "k must be an integer in 1..200, got 0"),
         (lambda: state.recall("When?", max_rounds=99), InvalidInputError, "99"),
         (lambda: associative.recall("  "), EmptyTextError, "question"),
         (lambda: associative.vector_search(""), EmptyTextError, "question"),
-        (lambda: associative.ingest_conversations([Conversation(id="c", turns=[], speakers=[])]),
+        (lambda: associative.ingest([Conversation(id="c", turns=[], speakers=[])]),
          InvalidInputError, "'c' has no turns"),
     ]:
         with pytest.raises(error, match=named):

@@ -45,10 +45,10 @@ def test_archive_and_revise_never_delete(runner, embedder, tq, namespace) -> Non
     assert mem.history(two).revised_by == [result.revised[two]]
     assert after["Insight"][one]["archived_at"] is not None
     # archived insights are kept but no longer recalled
-    recalled = {i.id for i in base.recall("Is the Rhine longer than the Elbe?", k=3, b=5).insights}
+    recalled = {i.id for i in base.recall("Is the Rhine longer than the Elbe?", k=5, query_k=3).items}
     assert one not in recalled and two not in recalled
     assert result.revised[two] in recalled
-    stats = mem.stats()
+    stats = mem.graph_summary()
     assert stats["archived_insights"] == 2 and stats["active_insights"] == 1
 
 
@@ -60,7 +60,7 @@ def test_delete_namespace_removes_one_tenant_completely(runner, embedder, tq, na
         for i in range(6):
             q = mem.add_query(f"Question {i} about the Elbe", "resolved", [f"step {i}", "finish"])
             mem.add_insight(f"Insight {i} about rivers", [q])
-        GraphMemory(runner, memo, ns).experience.build([
+        GraphMemory(runner, memo, ns).experience.ingest([
             {"task_id": f"t{i}", "query": f"carry the boat {i}", "reward": 1.0,
              "steps": [{"action": "go to dock 1", "observation": "You arrive at dock 1."},
                        {"action": f"take boat {i} from dock 1", "observation": "You take it."}]}
@@ -70,7 +70,12 @@ def test_delete_namespace_removes_one_tenant_completely(runner, embedder, tq, na
     per_label = {r["label"]: r["nodes"] for r in
                  runner.read("core/count_namespace_nodes", namespace=namespace)}
     assert sum(per_label.values()) == mine["nodes"]       # every node has a known label
-    deleted = GraphMemory(runner, memo, namespace).delete_namespace(batch_size=10)
+    facade = GraphMemory(runner, memo, namespace)
+    per_memory = facade.counts()                          # each memory's own label counts add up too
+    assert sum(n for name, per in per_memory.items() for label, n in per.items()
+               if label in facade.memory(name).labels) == mine["nodes"]
+    assert per_memory["state"] == {"Topic": 0, "Event": 0, "State": 0}
+    deleted = facade.delete_namespace(batch_size=10)
     assert deleted == mine["nodes"]
     assert counts(tq, namespace) == {"nodes": 0, "relationships": 0}
     assert runner.read("core/count_namespace_nodes", namespace=namespace) == []

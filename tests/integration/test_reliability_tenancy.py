@@ -57,16 +57,17 @@ def test_insight_recall_paths_return_only_the_callers_data(
     b, idb = _insight_tenant(runner, embedder, other_namespace, FACTS["b"])
 
     def views(mem: InsightMemory, ids: dict) -> dict:
-        recall = mem.recall(QUESTION, k=1, lam=1.0, b=5)
+        recall = mem.recall(QUESTION, k=5, query_k=1, lam=1.0)
         return {"recall": recall.model_dump(), "get": mem.get_insights([ids["insight"]]),
-                "history": mem.history(ids["insight"]).model_dump(), "stats": mem.stats()}
+                "history": mem.history(ids["insight"]).model_dump(), "stats": mem.graph_summary()}
 
     before_a, before_b = views(a, ida), views(b, idb)
-    assert [i["content"] for i in before_a["recall"]["insights"]] == [FACTS["a"]]
-    assert [i["content"] for i in before_b["recall"]["insights"]] == [FACTS["b"]]
+    assert [i["text"] for i in before_a["recall"]["items"]] == [FACTS["a"]]
+    assert [i["text"] for i in before_b["recall"]["items"]] == [FACTS["b"]]
     # graph expansion two hops out: seed q1 -> RELATED_QUERY q2 -> SUPPORTS insight
-    assert before_a["recall"]["seed_query_ids"] == [ida["q1"]]
-    assert before_a["recall"]["expanded_query_ids"] == [ida["q1"], ida["q2"]]
+    details = before_a["recall"]["rounds"][0]["details"]
+    assert details["seed_query_ids"] == [ida["q1"]]
+    assert details["expanded_query_ids"] == [ida["q1"], ida["q2"]]
 
     # plant corrupted cross-tenant edges at every hop the recall paths follow
     for frm, to, rel in [
@@ -115,17 +116,17 @@ def _experience_tenant(runner, embedder, ns: str, vehicle: str, verb: str) -> Ex
     exploration = trajectory("mohra", "drive the Mohra to the garage",
                              [f"go to {vehicle} 1", "look at shelf 1", f"{verb} {vehicle} 1"],
                              reward=0.0, kind="exploration")
-    mem.build(experts, [exploration], k=1, tau=-1.0)
+    mem.ingest(experts, explorations=[exploration], k=1, tau=-1.0)
     return mem
 
 
 def _keys(result) -> set[str]:
     out = set()
-    for exp in result.experiences:
-        out.add(exp.task.id)
-        out.update(c.neighbour_id for c in exp.cross)
-        out.update(r["action_key"] for r in exp.workflow_rules)
-        out.update(str(e["action_key"]) + str(e["target_key"]) for e in exp.edit_operations)
+    for item in result.items:
+        out.add(item.id)
+        out.update(c.neighbour_id for c in item.cross)
+        out.update(r["action_key"] for r in item.workflow_rules)
+        out.update(str(e["action_key"]) + str(e["target_key"]) for e in item.correction_rules)
     return out
 
 
@@ -140,7 +141,7 @@ def test_experience_recall_paths_return_only_the_callers_data(
     assert "truck" in text_a and "boat" not in text_a
     assert "boat" in text_b and "truck" not in text_b
     assert all(c["neighbour_id"] == node_id(namespace, "task", "park")
-               for c in before_a["experiences"][0]["cross"])
+               for c in before_a["items"][0]["cross"])
 
     na, nb = namespace, other_namespace
     for frm, to, rel in [
@@ -170,7 +171,7 @@ def test_experience_recall_paths_return_only_the_callers_data(
             assert all(i in _ids_of(facade, tq) for d in docs for i in d.metadata["node_ids"])
     # a tenant without memories gets nothing, not the neighbour's
     empty = ExperienceMemory(runner=runner, embedder=embedder, namespace=f"{na}-empty")
-    assert empty.recall(query, k=3).experiences == []
+    assert empty.recall(query, k=3).items == []
 
 
 def test_facade_delete_namespace_leaves_the_other_tenant_whole(
@@ -243,20 +244,20 @@ def test_small_tenant_gets_k_insight_results_in_a_big_index(runner, embedder, na
                           query_id="none", oversample=50, top=50, threshold=-1.0)
     own = mem.store.related_queries(embedder.embed_query(QUESTION), "none", 10, -1.0)
     assert min(r["similarity"] for r in foreign) > max(r["similarity"] for r in own)
-    result = mem.recall(QUESTION, k=5, lam=1.0, b=5)
-    assert len(result.seed_query_ids) == 5 and set(result.seed_query_ids) <= set(queries)
-    assert len(result.insights) == 5
+    result = mem.recall(QUESTION, k=5, query_k=5, lam=1.0)
+    seeds = result.rounds[0].details["seed_query_ids"]
+    assert len(seeds) == 5 and set(seeds) <= set(queries)
+    assert len(result.items) == 5
     assert len(own) == 10 and {r["id"] for r in own} == set(queries)
 
 
 def test_small_tenant_gets_k_experience_results_in_a_big_index(runner, embedder, namespace, crowded):
     mem = ExperienceMemory(runner=runner, embedder=embedder, namespace=namespace)
-    mem.build([trajectory(f"t{i}", f"Mohra task {i}: move the vehicle", [f"go to shelf {i}"])
-               for i in range(10)], k=0)
+    mem.ingest([trajectory(f"t{i}", f"Mohra task {i}: move the vehicle", [f"go to shelf {i}"])
+                for i in range(10)], k=0)
     result = mem.recall(QUESTION, k=5, t=0, with_rules=False)
-    assert len(result.experiences) == 5
-    assert all(e.task.id.startswith("") and e.task.query.startswith("Mohra task")
-               for e in result.experiences)
+    assert len(result.items) == 5
+    assert all(item.query.startswith("Mohra task") for item in result.items)
 
 
 # ---------------------------------------------------------------- state and associative memory
@@ -284,7 +285,7 @@ def _conversational_tenants(runner, embedder, na, nb):
         conv = conversation("conv-1", _turns(city, vehicle, verb), meta=_meta(city))
         facade = GraphMemory(runner, embedder, ns)
         facade.state.ingest([conv])
-        facade.associative.ingest_conversations([conv])
+        facade.associative.ingest([conv])
         out[key] = facade
     return out
 
@@ -305,7 +306,7 @@ def test_state_and_associative_recall_paths_return_only_the_callers_data(
 
     def views(facade: GraphMemory) -> list:
         out = [facade.state.recall(q, k=8, max_rounds=4).model_dump() for q in STATE_QUESTIONS]
-        out += [facade.associative.recall(q, steps=3).model_dump(exclude={"seconds"})
+        out += [facade.associative.recall(q, max_rounds=3).model_dump(exclude={"seconds"})
                 for q in STATE_QUESTIONS]
         return out
 
@@ -370,11 +371,11 @@ def test_small_tenant_gets_k_state_and_associative_results_in_a_big_index(
              for i in range(10)]
     facade = GraphMemory(runner, embedder, namespace)
     facade.state.ingest([conversation("small", turns)])
-    facade.associative.ingest_conversations([conversation("small", turns)])
+    facade.associative.ingest([conversation("small", turns)])
     vector = embedder.embed_query(QUESTION)
     events = facade.state.store.search_events(vector, 5)
     assert len(events) == 5 and all("Mohra trip" in h.text for h in events)
     episodes = facade.associative.vector_search(QUESTION, k=5)
     assert len(episodes) == 5 and all("Mohra trip" in e.text for e in episodes)
     recall = facade.state.recall(QUESTION, k=5)
-    assert len(recall.hits) == 5
+    assert len(recall.items) == 5

@@ -18,7 +18,7 @@ import pytest
 from langchain_core.documents import Document
 from langchain_tests.integration_tests import RetrieversIntegrationTests
 
-from graphmem.conversation import read_locomo
+from graphmem.conversations import read_locomo
 from graphmem.errors import InvalidInputError
 from graphmem.experience import read_trajectories
 from graphmem.facade import GraphMemory
@@ -44,24 +44,24 @@ CLASSES = {"insight": InsightRetriever, "experience": ExperienceRetriever,
 
 def _seed(mem: GraphMemory, data: Path) -> None:
     replay(mem.insight, "fever", 10, data_root=data)
-    mem.experience.build(read_trajectories(data / "scienceworld" / "sciworld_gold_train.jsonl",
-                                           limit=6))
+    mem.experience.ingest(read_trajectories(data / "scienceworld" / "sciworld_gold_train.jsonl",
+                                            limit=6))
     conv = read_locomo(data / "locomo" / "locomo-dev.json")[0]
     conv = conv.model_copy(update={"turns": [t for t in conv.turns if t.session == "session_1"]})
     mem.state.ingest([conv])
-    mem.associative.ingest_conversations([conv])
+    mem.associative.ingest([conv])
 
 
 @pytest.fixture(scope="module")
 def tenants(runner, embedder, shared_data):
     """Two namespaces with the same real slices: ``(memory_a, memory_b)``."""
     a = GraphMemory(runner, embedder, f"test-ret-a-{uuid.uuid4().hex[:8]}")
-    b = GraphMemory(runner, embedder, f"test-ret-b-{uuid.uuid4().hex[:8]}")
+    b = a.scoped(f"test-ret-b-{uuid.uuid4().hex[:8]}")
     for mem in (a, b):
         _seed(mem, shared_data)
     yield a, b
     for mem in (a, b):
-        runner.write("core/delete_namespace", namespace=mem.namespace)
+        mem.delete_namespace()
 
 
 # ---------------------------------------------------------------- langchain-tests standard suite
@@ -164,8 +164,11 @@ def test_namespace_is_fixed(tenants) -> None:
         retriever.invoke(QUERIES["state"], lam=2)
     with pytest.raises(InvalidInputError, match="namespace"):
         StateRetriever(graph_memory=a, namespace="bad namespace!")
-    with pytest.raises(InvalidInputError, match="memory"):
+    with pytest.raises(InvalidInputError, match="unknown memory 'episodic'"):
         GraphMemoryRetriever(graph_memory=a, memory="episodic")
+    with pytest.raises(InvalidInputError, match="steps"):  # associative's old option name
+        GraphMemoryRetriever(graph_memory=a, memory="associative", recall_kwargs={"steps": 2})
+    GraphMemoryRetriever(graph_memory=a, memory="associative", recall_kwargs={"max_rounds": 2})
     with pytest.raises(InvalidInputError, match="lam"):
         StateRetriever(graph_memory=a, recall_kwargs={"lam": 1.0})
     with pytest.raises(InvalidInputError, match="k must be"):

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from graphmem.conversation import Conversation, Turn, read_locomo
+from graphmem.conversations import Conversation, Turn, read_locomo
 from graphmem.errors import EmptyTextError, InvalidInputError
 from graphmem.state import StateMemory
 
@@ -31,9 +31,9 @@ def _topic_id(runner, namespace: str) -> str:
 
 def test_late_event_keeps_current_state_and_time_order(runner, embedder, namespace):
     mem = StateMemory(runner, embedder, namespace)
-    assert mem.ingest([_conv(_turn("t1", "I live in Lyon.", 3, "Lyon"))]).state_relations == {"initial": 1}
-    assert mem.ingest([_conv(_turn("t2", "I moved to Paris.", 6, "Paris"))]).state_relations == {"change": 1}
-    assert mem.ingest([_conv(_turn("t0", "I lived in Nice.", 1, "Nice"))]).state_relations == {"history": 1}
+    assert mem.ingest([_conv(_turn("t1", "I live in Lyon.", 3, "Lyon"))]).details["state_relations"] == {"initial": 1}
+    assert mem.ingest([_conv(_turn("t2", "I moved to Paris.", 6, "Paris"))]).details["state_relations"] == {"change": 1}
+    assert mem.ingest([_conv(_turn("t0", "I lived in Nice.", 1, "Nice"))]).details["state_relations"] == {"history": 1}
     topic = _topic_id(runner, namespace)
     chain = mem.topic_chain(topic)
     assert [c["source_ids"] for c in chain] == [["t0"], ["t1"], ["t2"]]
@@ -41,7 +41,8 @@ def test_late_event_keeps_current_state_and_time_order(runner, embedder, namespa
     assert [v for v, h in states.items() if h.current] == ["paris"]
     assert states["nice"].valid_to == states["lyon"].valid_from
     assert states["lyon"].valid_to == states["paris"].valid_from and states["paris"].valid_to is None
-    assert mem.structure() == {"topics": 1, "events": 3, "states": 3, "bad_current": 0, "unchained": 0}
+    assert mem.counts() == {"Topic": 1, "Event": 3, "State": 3}
+    assert mem.check() == {"bad_current": 0, "unchained": 0}
     history = runner.read("state/get_topic_states", namespace=namespace, topic_ids=[topic],
                           only_current=False)
     assert [h["value"] for h in history] == ["nice", "lyon", "paris"]
@@ -54,14 +55,14 @@ def test_confirm_conflict_and_condition(runner, embedder, namespace):
         _turn("b", "Yes, born in Boston.", 2, "Boston", "Birthplace", "static"),
         _turn("c", "My birthplace is Dublin.", 5, "Dublin", "Birthplace", "static"),
     )])
-    assert report.state_relations == {"initial": 1, "confirm": 1, "conflict": 1}
+    assert report.details["state_relations"] == {"initial": 1, "confirm": 1, "conflict": 1}
     topic = _topic_id(runner, namespace)
     states = {h.value: h for h in mem.store.topic_states([topic], only_current=False)}
     assert states["boston"].current and states["boston"].conflict
     assert not states["dublin"].current and states["dublin"].conflict
     assert sorted(states["boston"].source_ids) == ["a", "b"]
     res = mem.recall("What is Ann's birthplace now?")
-    assert res.hits[0].kind == "state" and res.hits[0].value == "boston"
+    assert res.items[0].kind == "state" and res.items[0].value == "boston"
     assert [r.action for r in res.rounds][:2] == ["search_events", "current_state"]
 
 
@@ -72,9 +73,11 @@ def test_reingest_adds_no_node(runner, embedder, namespace, shared_data):
     first = mem.ingest([small])
     before = runner.read("core/count_namespace_nodes", namespace=namespace)
     again = mem.ingest([small])
-    assert first.events_new == 40 and again.events_new == 0 and again.events_skipped == 40
+    assert first.inputs == 40 and first.created["Event"] == 40
+    assert first.created == {k: v for k, v in mem.counts().items() if v}
+    assert again.created == {} and again.skipped == {"turn": 40}
     assert runner.read("core/count_namespace_nodes", namespace=namespace) == before
-    assert mem.structure()["bad_current"] == 0 and mem.structure()["unchained"] == 0
+    assert mem.check() == {"bad_current": 0, "unchained": 0}
 
 
 def test_recall_on_locomo_slice_returns_dia_ids(runner, embedder, namespace, shared_data):
@@ -83,11 +86,14 @@ def test_recall_on_locomo_slice_returns_dia_ids(runner, embedder, namespace, sha
     mem = StateMemory(runner, embedder, namespace)
     mem.ingest([small])
     res = mem.recall("When did Caroline go to the LGBTQ support group?", k=10)
-    assert res.intent == "temporal" and res.controller == "heuristic"
-    assert "D1:3" in res.source_ids[:5]
+    assert res.rounds[0].details["intent"] == "temporal" and res.controller == "heuristic"
+    assert "D1:3" in res.source_ids(5)
+    assert len(res.items) <= 10 and all(item.source_ids for item in res.items)
+    assert all(item.path[0].node == "question" and item.path[-1].id == item.id for item in res.items)
+    assert set(res.timings) >= {"embed", "search", "total"}
     assert res.rounds[0].action == "search_events" and res.rounds[-1].action == "stop"
     other = StateMemory(runner, embedder, namespace + "-other")
-    assert other.recall("When did Caroline go to the LGBTQ support group?").hits == []
+    assert other.recall("When did Caroline go to the LGBTQ support group?").items == []
 
 
 def test_concurrent_updates_leave_one_current_state(runner, embedder, namespace):
@@ -109,8 +115,7 @@ def test_concurrent_updates_leave_one_current_state(runner, embedder, namespace)
     for t in threads:
         t.join()
     assert errors == []
-    structure = mem.structure()
-    assert structure["bad_current"] == 0 and structure["unchained"] == 0 and structure["events"] == 7
+    assert mem.check() == {"bad_current": 0, "unchained": 0} and mem.counts()["Event"] == 7
     topic = _topic_id(runner, namespace)
     current = mem.store.topic_states([topic], only_current=True)
     assert [h.value for h in current] == ["dijon"]  # the latest by time wins whatever the order
@@ -146,5 +151,5 @@ def test_llm_extractor_and_controller_are_counted(runner, embedder, namespace):
     result = mem.recall("Where does Ann live now?", k=3, max_rounds=2)
     assert result.controller == "llm"
     assert result.llm_usage.calls >= 1
-    assert "L1" in result.source_ids
+    assert "L1" in result.source_ids()
     assert mem.llm_usage.calls == 1 + result.llm_usage.calls

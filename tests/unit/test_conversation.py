@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.conversation import (
+from graphmem.conversations import (
     Conversation,
     detect_format,
     parse_timestamp,

@@ -18,6 +18,12 @@ ADMIN_QUERIES = {
     "core/list_vector_indexes",
     "core/record_migration",
     "core/ping",
+    # the eval/bench vector baseline's shared indexes (fixed names; runs are scoped by namespace)
+    "evaluation/create_baseline_id_index",
+    "evaluation/drop_baseline_id_index",
+    "evaluation/drop_baseline_vector_index",
+    "evaluation/count_all_baseline_nodes",
+    "evaluation/await_baseline_index",
 }
 
 

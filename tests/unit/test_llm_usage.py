@@ -1,4 +1,4 @@
-"""LLM accounting helpers (graphmem.llm) and the async recall mixin."""
+"""LLM accounting helpers (graphmem.llm) and the base class's async recall (graphmem.memory)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import threading
 from fakes import ScriptedChatModel, tool_reply
 from pydantic import BaseModel
 
-from graphmem.asyncio_support import AsyncRecall
-from graphmem.llm import LLMAccounting, LLMUsage, describe_usage, invoke_structured, usage_totals
+from graphmem.memory import Memory
+from graphmem.llm import LLMUsage, describe_usage, invoke_structured, usage_totals
 
 
 class Answer(BaseModel):
@@ -27,11 +27,20 @@ def test_describe_usage_lines() -> None:
         "LLM calls: 2 (llm path; 15 input / 5 output tokens; state.controller 1, state.extract 1)")
 
 
-class _Memory(AsyncRecall, LLMAccounting):
+class _Memory(Memory):
+    name = "x"
+
     def __init__(self) -> None:
+        super().__init__(runner=None, embedder=None)  # type: ignore[arg-type]
         self.threads: set[int] = set()
 
-    def recall(self, question: str, k: int = 1) -> tuple[str, int]:
+    def ingest(self, inputs, *, progress=None, **options):  # noqa: ANN001, ANN003
+        raise NotImplementedError
+
+    def counts(self) -> dict[str, int]:
+        return {}
+
+    def recall(self, question: str, k: int = 1) -> tuple[str, int]:  # type: ignore[override]
         self.threads.add(threading.get_ident())
         usage = LLMUsage()
         usage.record("x.route", 2, 1)

@@ -4,43 +4,37 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import logging
 
 import graphmem
+from graphmem.memory import MEMORY_REGISTRY, Memory, memory_spec
 
 PUBLIC = {
     "graphmem": {"GraphMemory", "GraphmemError", "SentenceTransformerEmbedder",
                  "HashingEmbedder", "Embedder", "__version__"},
     "graphmem.retrievers": {
         "RRF_K", "AssociativeRetriever", "CombinedGraphMemoryRetriever", "ExperienceRetriever",
-        "GraphMemoryRetriever", "InsightRetriever", "MemoryName", "StateRetriever",
-        "associative_documents", "experience_documents", "insight_documents",
-        "reciprocal_rank_fusion", "state_documents",
+        "GraphMemoryRetriever", "InsightRetriever", "StateRetriever", "item_document",
+        "recall_options", "reciprocal_rank_fusion", "turn_key",
     },
-    "graphmem.insight": {
-        "FeedbackInput", "FeedbackResult", "HeuristicController", "HeuristicPolicy",
-        "InsightHistory", "InsightMemory", "InsightState", "LLMController", "OperationSet",
-        "RecallParams", "RecallResult", "RecalledInsight", "ReplayReport", "ReplayTask",
-        "load_tasks", "read_feedback_file", "replay", "replay_sweep",
-    },
-    "graphmem.experience": {"ExperienceMemory", "BuildReport", "RecallResult", "Trajectory",
-                            "read_trajectories", "recommended_decisions", "build_from_files"},
-    "graphmem.state": {"Extraction", "Hit", "IngestReport", "RecallResult", "Round",
-                       "StateMemory"},
-    "graphmem.associative": {"AssociativeMemory", "Evidence", "IngestReport", "RecallResult",
-                             "ReconstructionConfig", "RoundTrace"},
 }
 
-FACADE_MEMBERS = {"insight", "experience", "state", "associative", "memory", "delete_namespace",
-                  "from_settings", "close", "runner", "embedder", "namespace", "llm"}
+FACADE_MEMBERS = {"insight", "experience", "state", "associative", "memory", "memories",
+                  "scoped", "counts", "query", "delete_namespace", "from_settings", "close",
+                  "runner", "embedder", "namespace", "llm"}
 
-MEMORY_METHODS = {
-    "graphmem.insight.InsightMemory": {"recall", "arecall", "feedback", "feedback_many",
-                                       "llm_usage"},
-    "graphmem.experience.ExperienceMemory": {"recall", "arecall", "build", "build_from_files",
-                                             "llm_usage"},
-    "graphmem.state.StateMemory": {"recall", "arecall", "ingest", "ingest_file", "llm_usage"},
-    "graphmem.associative.AssociativeMemory": {"recall", "arecall", "ingest_conversations",
-                                               "ingest_file", "llm_usage"},
+#: The contract every registered memory implements.
+CONTRACT = {"recall", "arecall", "ingest", "aingest", "counts", "documents", "labels", "name",
+            "llm_usage"}
+
+#: Each built-in memory: extra methods, the recall signature (after query, k), the default k,
+#: and the old names that must be gone (no aliases).
+BUILT_INS = {
+    "insight": ({"feedback"}, ["query_k", "lam", "embedding"], 3, {"feedback_many"}),
+    "experience": ({"ingest_files"}, ["t", "with_rules"], 3, {"build", "build_from_files"}),
+    "state": ({"ingest_file"}, ["max_rounds", "planner"], 10, set()),
+    "associative": ({"ingest_file"}, ["max_rounds", "structure", "config"], 10,
+                    {"ingest_conversations"}),
 }
 
 
@@ -59,11 +53,29 @@ def test_facade_members() -> None:
     assert list(init) == ["self", "runner", "embedder", "namespace", "llm"]
 
 
-def test_memory_classes_share_the_facade_constructor_and_recall_api() -> None:
-    for path, methods in MEMORY_METHODS.items():
-        module_name, cls_name = path.rsplit(".", 1)
-        cls = getattr(importlib.import_module(module_name), cls_name)
+def test_the_package_logger_has_only_a_null_handler() -> None:
+    handlers = logging.getLogger("graphmem").handlers
+    assert any(isinstance(h, logging.NullHandler) for h in handlers)
+
+
+def test_builtin_memories_implement_the_contract_with_the_new_names() -> None:
+    assert set(BUILT_INS) <= set(MEMORY_REGISTRY)
+    for name, (extra, options, default_k, gone) in BUILT_INS.items():
+        cls = memory_spec(name).load()
+        assert issubclass(cls, Memory) and cls.name == name, name
         params = list(inspect.signature(cls.__init__).parameters)
-        assert params[:5] == ["self", "runner", "embedder", "namespace", "llm"], path
-        assert methods <= set(dir(cls)), f"{path} lacks {methods - set(dir(cls))}"
-        assert inspect.iscoroutinefunction(cls.arecall), path
+        assert params[:5] == ["self", "runner", "embedder", "namespace", "llm"], name
+        assert (CONTRACT | extra) <= set(dir(cls)), f"{name} lacks {(CONTRACT | extra) - set(dir(cls))}"
+        assert not gone & set(dir(cls)), f"{name} still has {gone & set(dir(cls))}"
+        assert inspect.iscoroutinefunction(cls.arecall), name
+        recall = inspect.signature(cls.recall).parameters
+        assert list(recall)[:3] == ["self", "query", "k"], name
+        assert recall["k"].default == default_k, name
+        assert [p for p in recall if p not in ("self", "query", "k")] == options, name
+
+
+def test_old_module_names_are_gone() -> None:
+    import importlib.util
+
+    assert importlib.util.find_spec("graphmem.conversations") is not None
+    assert importlib.util.find_spec("graphmem.conversation") is None

@@ -64,3 +64,34 @@ def test_declared_equals_used_for_any_param_set(names: list[str]) -> None:
     body = "RETURN " + ", ".join(f"${n} AS c{i}" for i, n in enumerate(names))
     q = parse_query("m/q", make(body, params=", ".join(reversed(names))), Path("q"))
     assert q.params == frozenset(names)
+
+
+def test_memory_label_placeholder_is_substituted_from_the_registry(tmp_path: Path) -> None:
+    from graphmem.memory import all_labels
+
+    registry = CypherRegistry.load()
+    for name in ("core/delete_namespace", "core/delete_namespace_batch",
+                 "core/count_namespace_nodes"):
+        text = registry.get(name).text
+        assert "{{MEMORY_LABELS}}" not in text
+        assert f"(n:{'|'.join(all_labels())})" in text
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "q.cypher").write_text(make("MATCH (n:{{MEMORY_LABELS}} {namespace: $namespace}) RETURN n.x AS x"))
+    extended = CypherRegistry.load(extra=[tmp_path])
+    assert "x/q" in extended and "core/ping" in extended
+    assert "{{MEMORY_LABELS}}" not in extended.get("x/q").text
+
+
+def test_a_bad_label_or_a_duplicate_name_is_refused(tmp_path: Path) -> None:
+    from graphmem.memory import MEMORY_REGISTRY, MemorySpec
+
+    (tmp_path / "core").mkdir()
+    (tmp_path / "core" / "ping.cypher").write_text(make("RETURN 1 AS x", params="none"))
+    with pytest.raises(QueryRegistryError, match="already defined"):
+        CypherRegistry.load(extra=[tmp_path])
+    MEMORY_REGISTRY["bad"] = MemorySpec("bad", "x:Y", ("Bad`) DETACH DELETE (m",))
+    try:
+        with pytest.raises(QueryRegistryError, match="do not match"):
+            CypherRegistry.load().get("core/delete_namespace")
+    finally:
+        MEMORY_REGISTRY.pop("bad")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hostile_corpus import HOSTILE, HUGE_TEXT, LONE_SURROGATE
 
-from graphmem.conversation import read_conversations
+from graphmem.conversations import read_conversations
 from graphmem.embeddings import HashingEmbedder, check_dimension, validate_texts, validate_vectors
 from graphmem.errors import (
     EmbeddingDimensionError,

@@ -1,30 +1,21 @@
-"""Pure parts of the LangChain retrievers: recall results -> Documents, reciprocal rank fusion."""
+"""Pure parts of the LangChain retrievers: the shared Document shape, reciprocal rank fusion,
+recall options read from the memories' signatures (the toy-memory tests in
+test_extensibility.py cover the retrievers end to end without a database)."""
 
 from __future__ import annotations
-
-from datetime import datetime, timezone
 
 import pytest
 from langchain_core.documents import Document
 
-from graphmem.associative.models import Evidence, PathStep
-from graphmem.associative.models import RecallResult as AssociativeResult
 from graphmem.errors import InvalidInputError
-from graphmem.experience.memory import RecalledExperience
-from graphmem.experience.memory import RecallResult as ExperienceResult
-from graphmem.experience.store import CrossInsight, RecalledTask
-from graphmem.insight.models import RecalledInsight, RecallParams
-from graphmem.insight.models import RecallResult as InsightResult
+from graphmem.memory import RecallItem, memory_names
 from graphmem.retrievers import (
     RRF_K,
-    associative_documents,
-    experience_documents,
-    insight_documents,
+    item_document,
+    recall_options,
     reciprocal_rank_fusion,
-    state_documents,
+    turn_key,
 )
-from graphmem.state.models import Hit
-from graphmem.state.models import RecallResult as StateResult
 
 
 def _doc(i: str, memory: str, key: str | None = None) -> Document:
@@ -59,49 +50,22 @@ def test_rrf_weights_and_bad_input() -> None:
         reciprocal_rank_fusion([[Document(page_content="x")]])
 
 
-def test_insight_documents() -> None:
-    result = InsightResult(query="q", params=RecallParams(), insights=[
-        RecalledInsight(id="i1", content="Cover the pot.", s=2, c=1, r=1.0,
-                        supporting_query_ids=["q1", "q2"], conflicting_query_ids=["q3"])])
-    [doc] = insight_documents(result, "ns")
-    assert doc.id == "i1" and doc.page_content == "Cover the pot."
-    assert doc.metadata["node_ids"] == ["i1", "q1", "q2", "q3"]
-    assert doc.metadata["provenance"]["supporting_query_ids"] == ["q1", "q2"]
-    assert (doc.metadata["score"], doc.metadata["memory"], doc.metadata["namespace"]) == (1.0, "insight", "ns")
+def test_item_document_and_turn_key() -> None:
+    key = turn_key(["D1:3"], "Caroline: hi")
+    event = RecallItem(id="e1", memory="state", kind="event", text="Caroline: hi", score=0.9,
+                       source_ids=["D1:3"])
+    doc = item_document(event, "ns", 1, ["t1", None, "e1"], {"dia_ids": ["D1:3"]}, key)
+    assert doc.id == "e1" and doc.metadata["node_ids"] == ["e1", "t1"]
+    assert {"memory", "namespace", "node_ids", "score", "rank", "kind", "provenance",
+            "fusion_key"} <= set(doc.metadata) and doc.metadata["fusion_key"] == key
+    episode = event.model_copy(update={"id": "v1", "memory": "associative", "kind": "episode"})
+    other = item_document(episode, "ns", 1, [], {}, key)
+    # the same turn found by two memories fuses into one document
+    assert [d.id for d in reciprocal_rank_fusion([[doc], [other]])] == ["e1"]
+    assert item_document(event, "ns", 2, [], {}).metadata["fusion_key"] == "e1"
 
 
-def test_experience_documents() -> None:
-    task = RecalledTask(id="t1", task_key="6_45", query="boil water", intra_insight="use the stove",
-                        intra_renderer="heuristic", similarity=0.8)
-    cross = CrossInsight(neighbour_id="t2", neighbour_key="7_1", neighbour_query="melt ice",
-                         neighbour_similarity=0.5, similarity=0.7, insight="heat it")
-    result = ExperienceResult(query="q", k=1, t=1,
-                              experiences=[RecalledExperience(task=task, cross=[cross])])
-    [doc] = experience_documents(result, "ns")
-    assert doc.page_content == ("Task: boil water\nInsight: use the stove\n"
-                                "Related task 7_1: heat it")
-    assert doc.metadata["provenance"]["task_ids"] == ["6_45", "7_1"]
-    assert doc.metadata["node_ids"] == ["t1", "t2"] and doc.metadata["score"] == 0.8
-
-
-def test_state_and_associative_documents_share_a_turn_key() -> None:
-    when = datetime(2023, 5, 8, tzinfo=timezone.utc)
-    state = StateResult(question="q", intent="factual", controller="heuristic", source_ids=["D1:3"],
-                        rounds=[], hits=[Hit(kind="event", id="e1", text="Caroline: hi",
-                                             score=0.9, source_ids=["D1:3"], topic_id="t1",
-                                             occurred_at=when)])
-    [sdoc] = state_documents(state, "ns")
-    assert sdoc.metadata["provenance"]["dia_ids"] == ["D1:3"]
-    assert sdoc.metadata["provenance"]["occurred_at"] == "2023-05-08T00:00:00+00:00"
-    assert sdoc.metadata["node_ids"] == ["e1", "t1"]
-    path = [PathStep(action="vector_seed", node="question", id="question", text="q"),
-            PathStep(action="cue_to_tag", node="cue", id="c1", text="caroline")]
-    assoc = AssociativeResult(question="q", namespace="ns", controller="heuristic", rounds=1,
-                              stop_reason="x", trace=[], evidence=[
-                                  Evidence(id="v1", kind="episode", text="Caroline: hi",
-                                           source_ids=["D1:3"], rank_score=0.03, path=path)])
-    [adoc] = associative_documents(assoc, "ns")
-    assert adoc.metadata["node_ids"] == ["v1", "c1"]
-    assert adoc.metadata["provenance"]["path"][1]["id"] == "c1"
-    assert adoc.metadata["fusion_key"] == sdoc.metadata["fusion_key"]
-    assert [d.id for d in reciprocal_rank_fusion([[sdoc], [adoc]])] == ["e1"]
+def test_recall_options_come_from_the_signatures() -> None:
+    for name in memory_names():
+        options = recall_options(name)
+        assert "query" not in options and "k" not in options and "self" not in options

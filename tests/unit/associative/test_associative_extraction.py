@@ -8,8 +8,9 @@ from types import SimpleNamespace
 import pytest
 from fakes import ScriptedChatModel, tool_reply
 
-from graphmem.associative import AssociativeMemory
-from graphmem.associative.extraction import HeuristicExtractor, LLMExtractor, normalise_cue
+from graphmem.associative.construction import episodes_of
+from graphmem.associative.extraction import HeuristicCueExtractor, normalise_cue
+from graphmem.associative.llm_extraction import LLMCueExtractor
 from graphmem.associative.models import EpisodeInput
 from graphmem.errors import ControllerError, EmptyTextError
 from graphmem.llm import LLMUsage
@@ -21,8 +22,8 @@ def _episode(text: str, speaker: str = "Caroline", sid: str = "D1:3") -> Episode
 
 
 @pytest.fixture(scope="module")
-def extractor() -> HeuristicExtractor:
-    return HeuristicExtractor()
+def extractor() -> HeuristicCueExtractor:
+    return HeuristicCueExtractor()
 
 
 def test_normalise_cue() -> None:
@@ -32,7 +33,7 @@ def test_normalise_cue() -> None:
     assert normalise_cue("?!") == ""
 
 
-def test_heuristic_cues_of_every_kind_with_tags(extractor: HeuristicExtractor) -> None:
+def test_heuristic_cues_of_every_kind_with_tags(extractor: HeuristicCueExtractor) -> None:
     ep = _episode("I went to a LGBTQ support group yesterday and it was so powerful. "
                   "My favorite book is Charlotte's Web. I moved from Sweden in June 2019.")
     out = extractor.extract_one(ep, ["Caroline", "Melanie"])
@@ -51,7 +52,7 @@ def test_heuristic_cues_of_every_kind_with_tags(extractor: HeuristicExtractor) -
     assert len({link.cue for link in out.cues}) == len(out.cues)  # one link per cue
 
 
-def test_heuristic_semantic_units(extractor: HeuristicExtractor) -> None:
+def test_heuristic_semantic_units(extractor: HeuristicCueExtractor) -> None:
     out = extractor.extract_one(_episode("I love painting and I'm a big fan of Van Gogh.",
                                          speaker="Melanie"), ["Melanie"])
     texts = [f.text for f in out.semantic_units]
@@ -61,13 +62,13 @@ def test_heuristic_semantic_units(extractor: HeuristicExtractor) -> None:
     assert pref.cues[0].cue == "melanie" and pref.cues[0].tag == "preference: loves painting"
 
 
-def test_sentence_initial_words_are_not_entities(extractor: HeuristicExtractor) -> None:
+def test_sentence_initial_words_are_not_entities(extractor: HeuristicCueExtractor) -> None:
     out = extractor.extract_one(_episode("Hey Mel! Researching adoption agencies today."), ["Melanie"])
     entities = {c.cue for c in out.cues if c.kind == "entity"}
     assert entities == {"caroline", "mel"}
 
 
-def test_question_cues(extractor: HeuristicExtractor) -> None:
+def test_question_cues(extractor: HeuristicCueExtractor) -> None:
     cues = [c.cue for c in extractor.question_cues("When did Caroline go to the LGBTQ support group?")]
     assert cues[:2] == ["caroline", "lgbtq"]
     assert "lgbtq support group" in cues and "support" in cues
@@ -78,7 +79,7 @@ def test_empty_turn_is_refused_naming_it() -> None:
                            timestamp=datetime(2023, 5, 8, tzinfo=timezone.utc), session="s1")
     conv = SimpleNamespace(id="conv-x", turns=[turn])
     with pytest.raises(EmptyTextError, match=r"conversation 'conv-x' turn 0 \('D1:9'\): text"):
-        AssociativeMemory.episodes_of(conv)
+        episodes_of(conv)
 
 
 def test_llm_extractor_fills_the_same_model() -> None:
@@ -88,7 +89,7 @@ def test_llm_extractor_fills_the_same_model() -> None:
          "semantic_units": [{"text": "Caroline is transgender", "kind": "fact", "cues": []}]},
     ]})
     usage = LLMUsage()
-    out = LLMExtractor(ScriptedChatModel(responses=[reply]), usage).extract(
+    out = LLMCueExtractor(ScriptedChatModel(responses=[reply]), usage).extract(
         [_episode("I went to a support group."), _episode("Nice!", "Melanie", "D1:4")])
     assert out[0].cues[0].cue == "caroline" and out[0].cues[0].tag == "went to support group"
     assert out[0].semantic_units[0].text == "Caroline is transgender"
@@ -101,5 +102,5 @@ def test_llm_extractor_wrong_ids_twice_is_a_controller_error() -> None:
     bad = tool_reply("EpisodeBatchExtraction", {"episodes": [{"source_id": "D9:9", "cues": []}]})
     usage = LLMUsage()
     with pytest.raises(ControllerError, match="unknown source ids"):
-        LLMExtractor(ScriptedChatModel(responses=[bad, bad]), usage).extract([_episode("Hi there")])
+        LLMCueExtractor(ScriptedChatModel(responses=[bad, bad]), usage).extract([_episode("Hi there")])
     assert usage.operations["associative.extract"].calls == 2

@@ -9,7 +9,9 @@ import pytest
 from fakes import ScriptedChatModel, tool_reply
 
 from graphmem.associative.evaluation import Accumulator, evidence_recall
-from graphmem.associative.models import Evidence, PathStep, RecallResult
+from graphmem.associative.models import AssociativeItem, Evidence
+from graphmem.associative.ranking import to_rounds
+from graphmem.memory import PathStep, RecallResult
 from graphmem.associative.reconstruction import (
     ActiveCue,
     ReconstructionState,
@@ -19,7 +21,7 @@ from graphmem.associative.reconstruction import (
     select_top,
     tag_score,
 )
-from graphmem.associative.routing import HeuristicRouter, LLMRouter, TagCandidate
+from graphmem.associative.routing import HeuristicAssociativeRouter, LLMAssociativeRouter, TagCandidate
 from graphmem.associative.themes import group_themes
 from graphmem.errors import ControllerError
 from graphmem.llm import LLMUsage
@@ -69,7 +71,7 @@ def _candidates() -> list[TagCandidate]:
 
 
 def test_heuristic_router_takes_the_beam() -> None:
-    decision = HeuristicRouter(beam=2).route("q", [], _candidates())
+    decision = HeuristicAssociativeRouter(beam=2).route("q", [], _candidates())
     assert decision.tag_ids == ["t4", "t3"] and not decision.sufficient
     assert decision.reason.startswith("heuristic")
 
@@ -78,7 +80,7 @@ def test_llm_router_selects_by_number_and_counts_usage() -> None:
     usage = LLMUsage()
     reply = tool_reply("LLMRouting", {"selected": [1, 3], "sufficient": True, "reason": "enough"})
     evidence = [Evidence(id="e", kind="episode", text="Caroline: hi", source_ids=["D1:1"])]
-    decision = LLMRouter(ScriptedChatModel(responses=[reply]), usage).route("q", evidence,
+    decision = LLMAssociativeRouter(ScriptedChatModel(responses=[reply]), usage).route("q", evidence,
                                                                               _candidates())
     assert decision.tag_ids == ["t4", "t2"]  # shown best first: t4, t3, t2, t1
     assert decision.sufficient and decision.reason == "llm: enough"
@@ -89,7 +91,7 @@ def test_llm_router_out_of_range_twice_raises() -> None:
     usage = LLMUsage()
     bad = tool_reply("LLMRouting", {"selected": [9], "sufficient": False})
     with pytest.raises(ControllerError, match=r"selected numbers \[9\] outside 1..4"):
-        LLMRouter(ScriptedChatModel(responses=[bad, bad]), usage).route("q", [], _candidates())
+        LLMAssociativeRouter(ScriptedChatModel(responses=[bad, bad]), usage).route("q", [], _candidates())
     assert usage.operations["associative.route"].calls == 2
 
 
@@ -118,9 +120,22 @@ def test_recall_metric_and_ranked_source_ids() -> None:
     acc.add("temporal", ["a", "b"], ["a"], 1, 0.1)
     scores = acc.scores(with_rounds=True)
     assert scores["overall"].recall == {"@1": 0.5, "@2": 1.0} and scores["overall"].rounds == 1.5
-    result = RecallResult(question="q", namespace="n", controller="heuristic", rounds=1,
-                          stop_reason="step_budget", trace=[], evidence=[
-                              Evidence(id="s", kind="semantic_unit", text="x", source_ids=["D1", "D2"]),
-                              Evidence(id="e", kind="episode", text="y", source_ids=["D2"]),
-                              Evidence(id="f", kind="episode", text="z", source_ids=["D3"])])
-    assert result.ranked_source_ids() == ["D1", "D2", "D3"] and result.ranked_source_ids(2) == ["D1", "D2"]
+    result = RecallResult[AssociativeItem](query="q", memory="associative", namespace="n", items=[
+        AssociativeItem(id="s", kind="semantic_unit", text="x", score=0.3, source_ids=["D1", "D2"]),
+        AssociativeItem(id="e", kind="episode", text="y", score=0.2, source_ids=["D2"]),
+        AssociativeItem(id="f", kind="episode", text="z", score=0.1, source_ids=["D3"])])
+    assert result.source_ids() == ["D1", "D2", "D3"] and result.source_ids(2) == ["D1", "D2"]
+
+
+def test_trace_becomes_rounds() -> None:
+    from graphmem.associative.models import RoundTrace
+
+    rounds = to_rounds([RoundTrace(round=0, new_evidence=["a"], candidates={"vector_seed": 3}),
+                        RoundTrace(round=1, new_evidence=["b"], active_cues=["caroline"],
+                                   candidates={"cue_to_tag": 4, "cue_tag_to_content": 9,
+                                               "theme_to_episode": 2},
+                                   stop=True, stop_reason="no_new_cues")])
+    assert [(r.number, r.action, r.added) for r in rounds] == [(0, "seed", ["a"]),
+                                                              (1, "cue_to_tag", ["b"])]
+    assert rounds[1].details["stop_reason"] == "no_new_cues"
+    assert rounds[1].details["active_cues"] == ["caroline"] and rounds[1].details["stop"] is True

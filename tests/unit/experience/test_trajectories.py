@@ -1,4 +1,5 @@
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -6,7 +7,7 @@ import pytest
 from graphmem.errors import InputFormatError, TrajectoryError
 from graphmem.experience.trajectories import read_alfworld, read_generic, read_scienceworld, read_trajectories
 
-DATA = Path(__file__).resolve().parents[4] / "shared" / "data"
+DATA = Path(os.environ.get("GRAPHMEM_DATA") or Path(__file__).resolve().parents[4] / "shared" / "data")
 
 
 def _write(path: Path, records: list) -> Path:

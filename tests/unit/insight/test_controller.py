@@ -9,9 +9,9 @@ from fakes import ScriptedChatModel, tool_reply
 from graphmem.errors import ControllerError
 from graphmem.insight.controller import (
     ControllerInput,
-    HeuristicController,
+    HeuristicInsightController,
     HeuristicPolicy,
-    LLMController,
+    LLMInsightController,
 )
 from graphmem.insight.models import InsightState, OperationSet
 from graphmem.llm import LLMUsage
@@ -30,7 +30,7 @@ def ctx(status: str, retrieved, trajectory=("search[X]", "finish[SUPPORTS]"), re
 
 
 def test_resolved_keeps_every_retrieved_insight_and_adds() -> None:
-    plan = HeuristicController().decide(ctx("resolved", [state("a", 1, 5), state("b", 0, 0)]),
+    plan = HeuristicInsightController().decide(ctx("resolved", [state("a", 1, 5), state("b", 0, 0)]),
                                         OperationSet.ALL, LLMUsage())
     assert plan.controller == "heuristic"
     assert [(e.insight_id, e.operation) for e in plan.edits] == [("a", "KEEP"), ("b", "KEEP")]
@@ -43,31 +43,31 @@ def test_failed_archives_only_past_the_margin() -> None:
     # a: pos 1, neg 2 -> 3-1 = 2 >= 2 archive; b: pos 2, neg 2 -> 3-2 = 1 keep;
     # c: the query is already in Ω− (re-ingest) -> neg stays 1, 1-0 = 1 keep
     retrieved = [state("a", 1, 2), state("b", 2, 2), state("c", 0, 1, con=["q"])]
-    plan = HeuristicController().decide(ctx("failed", retrieved), OperationSet.ALL, LLMUsage())
+    plan = HeuristicInsightController().decide(ctx("failed", retrieved), OperationSet.ALL, LLMUsage())
     assert [e.operation for e in plan.edits] == ["ARCHIVE", "KEEP", "KEEP"]
     assert "3-1 = 2 >= margin 2" in plan.edits[0].reason
     assert not plan.add and plan.add_content is None
 
 
 def test_margin_is_a_policy() -> None:
-    plan = HeuristicController(HeuristicPolicy(archive_margin=4)).decide(
+    plan = HeuristicInsightController(HeuristicPolicy(archive_margin=4)).decide(
         ctx("failed", [state("a", 1, 2)]), OperationSet.ALL, LLMUsage())
     assert plan.edits[0].operation == "KEEP"
 
 
 def test_add_keep_set_never_archives() -> None:
-    plan = HeuristicController().decide(ctx("failed", [state("a", 0, 9)]), OperationSet.ADD_KEEP,
+    plan = HeuristicInsightController().decide(ctx("failed", [state("a", 0, 9)]), OperationSet.ADD_KEEP,
                                         LLMUsage())
     assert plan.edits[0].operation == "KEEP"
     assert "ARCHIVE not in the operation set" in plan.edits[0].reason
 
 
 def test_no_add_when_a_retrieved_insight_is_backed_by_a_related_query() -> None:
-    plan = HeuristicController().decide(
+    plan = HeuristicInsightController().decide(
         ctx("resolved", [state("a", 1, 0, sup=["q7"])], related=["q7"]), OperationSet.ALL,
         LLMUsage())
     assert not plan.add and "already backed" in plan.add_reason
-    plan = HeuristicController().decide(ctx("resolved", [], trajectory=()), OperationSet.ALL,
+    plan = HeuristicInsightController().decide(ctx("resolved", [], trajectory=()), OperationSet.ALL,
                                         LLMUsage())
     assert not plan.add and "trajectory is empty" in plan.add_reason
 
@@ -83,7 +83,7 @@ def test_llm_plan_is_parsed_and_counted() -> None:
         "edits": _edits(("a", "REVISE"), ("b", "ARCHIVE")), "add": True,
         "new_insight": "Check the page history.", "add_reason": "new"}, 11, 7)
     usage = LLMUsage()
-    plan = LLMController(ScriptedChatModel(responses=[reply])).decide(
+    plan = LLMInsightController(ScriptedChatModel(responses=[reply])).decide(
         ctx("failed", [state("a", 1, 0), state("b", 0, 1)]), OperationSet.ALL, usage)
     assert plan.controller == "llm"
     assert [(e.insight_id, e.operation, e.revised_content) for e in plan.edits] == [
@@ -97,7 +97,7 @@ def test_llm_gets_one_retry() -> None:
     bad = tool_reply("ControllerOutput", {"edits": _edits(("a", "DELETE")), "add": False})
     good = tool_reply("ControllerOutput", {"edits": _edits(("a", "KEEP")), "add": False})
     usage = LLMUsage()
-    plan = LLMController(ScriptedChatModel(responses=[bad, good])).decide(
+    plan = LLMInsightController(ScriptedChatModel(responses=[bad, good])).decide(
         ctx("resolved", [state("a", 1, 0)]), OperationSet.ALL, usage)
     assert plan.edits[0].operation == "KEEP" and usage.calls == 2
 
@@ -111,7 +111,7 @@ def test_llm_gets_one_retry() -> None:
 def test_invalid_llm_output_twice_raises(args) -> None:
     reply = tool_reply("ControllerOutput", args)
     with pytest.raises(ControllerError, match="insight.controller"):
-        LLMController(ScriptedChatModel(responses=[reply, reply])).decide(
+        LLMInsightController(ScriptedChatModel(responses=[reply, reply])).decide(
             ctx("failed", [state("a", 1, 0)]), OperationSet.ADD_KEEP_ARCHIVE, LLMUsage())
 
 

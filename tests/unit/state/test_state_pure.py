@@ -9,12 +9,13 @@ import pytest
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage
 
-from graphmem.conversation import Turn
+from graphmem.conversations import Turn
 from graphmem.errors import ControllerError
-from graphmem.state.controller import HeuristicController, LLMController, detect_intent
-from graphmem.state.extraction import HeuristicExtractor, LLMExtractor, normalize_value
+from graphmem.state.planner import HeuristicStatePlanner, LLMStatePlanner, detect_intent
+from graphmem.state.extraction import HeuristicStateExtractor, LLMStateExtractor, normalize_value
 from graphmem.state.memory import keyword_query, time_range_of
-from graphmem.state.models import Hit, Round
+from graphmem.memory import Round
+from graphmem.state.models import StateItem
 from graphmem.state.ranking import fuse_keyword, merge_hit, rank, source_ids_in_order
 from graphmem.state.topics import TopicAssigner, TopicRef
 
@@ -35,7 +36,7 @@ def _turn(text: str, meta: dict | None = None) -> Turn:
 
 
 def test_heuristic_extractor_free_text_and_structured():
-    ex = HeuristicExtractor()
+    ex = HeuristicStateExtractor()
     statement, question = ex.extract([_turn("I moved to Lyon when I got the job."), _turn("Did you?")])
     assert statement.assertion == "Ann: I moved to Lyon when I got the job." and statement.topic_key is None
     assert statement.condition == "when I got the job"
@@ -58,14 +59,14 @@ def test_normalize_value():
 def test_llm_extractor_scripted_and_retry_failure():
     reply = _reply("ExtractionBatch", {"items": [{"index": 0, "subject": "Ann", "topic": "Ann / Home",
                                                   "assertion": "Ann lives in Lyon", "value": "Lyon"}]})
-    ex = LLMExtractor(ScriptedChatModel(responses=[reply]))
+    ex = LLMStateExtractor(ScriptedChatModel(responses=[reply]))
     [out] = ex.extract([_turn("I live in Lyon.")])
     assert out.topic_key == "ann / home" and out.value == "lyon"
     assert ex.usage.operations["state.extract"].calls == 1
     assert ex.usage.operations["state.extract"].input_tokens == 5
     bad = AIMessage(content="no tool call")
     with pytest.raises(ControllerError):
-        LLMExtractor(ScriptedChatModel(responses=[bad, bad])).extract([_turn("I live in Lyon.")])
+        LLMStateExtractor(ScriptedChatModel(responses=[bad, bad])).extract([_turn("I live in Lyon.")])
 
 
 @pytest.mark.parametrize(("question", "intent"), [
@@ -80,7 +81,7 @@ def test_detect_intent_rules(question, intent):
 
 
 def test_heuristic_controller_follows_plan_and_skips_time_range():
-    ctrl = HeuristicController()
+    ctrl = HeuristicStatePlanner()
     rounds: list[Round] = []
     actions = []
     for _ in range(5):
@@ -91,12 +92,12 @@ def test_heuristic_controller_follows_plan_and_skips_time_range():
         if choice.action == "stop":
             break
     assert actions == ["search_events", "timeline", "stop"]
-    assert HeuristicController().choose("What?", "factual", [], [], False).action == "search_events"
+    assert HeuristicStatePlanner().choose("What?", "factual", [], [], False).action == "search_events"
     assert "heuristic" in rounds[0].reason
 
 
 def test_llm_controller_scripted():
-    ctrl = LLMController(ScriptedChatModel(responses=[_reply("ControllerChoice",
+    ctrl = LLMStatePlanner(ScriptedChatModel(responses=[_reply("ControllerChoice",
                                                              {"action": "state_history", "reason": "r"})]))
     assert ctrl.choose("q", "history", [], [], False).action == "state_history"
     assert ctrl.usage.calls == 1
@@ -106,10 +107,10 @@ def test_ranking_fusion_and_merge():
     fused = fuse_keyword({"a": 0.5, "b": 0.4}, {"b": 10.0, "c": 5.0}, 0.2)
     assert fused["b"] == pytest.approx(0.6) and fused["c"] == pytest.approx(0.4 + 0.1)
     pool: dict[str, Hit] = {}
-    assert merge_hit(pool, Hit(kind="event", id="a", text="t", score=0.5, source_ids=["D1"]), "x")
-    assert not merge_hit(pool, Hit(kind="event", id="a", text="t", score=0.3), "y")
+    assert merge_hit(pool, StateItem(kind="event", id="a", text="t", score=0.5, source_ids=["D1"]), "x")
+    assert not merge_hit(pool, StateItem(kind="event", id="a", text="t", score=0.3), "y")
     assert pool["a"].score == pytest.approx(0.52) and pool["a"].found_by == ["x", "y"]
-    merge_hit(pool, Hit(kind="state", id="s", text="t", score=0.9, source_ids=["D2", "D1"]), "x")
+    merge_hit(pool, StateItem(kind="state", id="s", text="t", score=0.9, source_ids=["D2", "D1"]), "x")
     assert source_ids_in_order(rank(pool.values())) == ["D2", "D1"]
 
 

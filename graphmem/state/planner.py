@@ -2,13 +2,14 @@
 retrieval). Each round a controller picks one :data:`Action` from the question's intent and the
 evidence gathered so far, within a round budget.
 
-- :class:`HeuristicController` — intent from rules plus embedding prototypes; a fixed plan per
+- :class:`HeuristicStatePlanner` — intent from rules plus embedding prototypes; a fixed plan per
   intent that stops early when a round adds nothing. Named ``"heuristic"`` in results.
-- :class:`LLMController` — a langchain-core chat model picks the action with structured output.
+- :class:`LLMStatePlanner` — a langchain-core chat model picks the action with structured output.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -17,7 +18,11 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from graphmem.llm import LLMUsage, invoke_structured
-from graphmem.state.models import Action, Hit, Intent, Round
+from graphmem.memory import Round
+from graphmem.state.models import Action, Intent
+from graphmem.state.models import StateItem
+
+logger = logging.getLogger(__name__)
 
 _RULES: list[tuple[Intent, re.Pattern[str]]] = [
     ("history", re.compile(r"\b(used to|previously|before (?:that|moving|changing)|formerly|"
@@ -74,7 +79,7 @@ class ControllerChoice(BaseModel):
     reason: str = Field(default="", description="why this action, in one sentence")
 
 
-class HeuristicController:
+class HeuristicStatePlanner:
     """Rule-and-embedding controller: follows :data:`PLANS` for the intent, skipping
     ``time_range`` when the question names no date, and stops when a round added nothing."""
 
@@ -83,7 +88,7 @@ class HeuristicController:
     def __init__(self) -> None:
         self.usage = LLMUsage()
 
-    def choose(self, question: str, intent: Intent, rounds: Sequence[Round], hits: Sequence[Hit],
+    def choose(self, question: str, intent: Intent, rounds: Sequence[Round], hits: Sequence[StateItem],
                has_time_range: bool) -> ControllerChoice:
         """Next action given the rounds so far (``rounds``) and the evidence (``hits``)."""
         plan = PLANS[intent]
@@ -109,7 +114,7 @@ _CONTROLLER_SYSTEM = (
 )
 
 
-class LLMController:
+class LLMStatePlanner:
     """Controller backed by a langchain-core chat model (structured :class:`ControllerChoice`).
 
     Raises (from :meth:`choose`): ControllerError after one retry on invalid output.
@@ -121,7 +126,7 @@ class LLMController:
         self.llm = llm
         self.usage = LLMUsage()
 
-    def choose(self, question: str, intent: Intent, rounds: Sequence[Round], hits: Sequence[Hit],
+    def choose(self, question: str, intent: Intent, rounds: Sequence[Round], hits: Sequence[StateItem],
                has_time_range: bool) -> ControllerChoice:
         history = "\n".join(f"round {r.number}: {r.action} added {len(r.added)}" for r in rounds)
         evidence = "\n".join(f"- [{h.kind}] {h.text[:160]}" for h in list(hits)[:8])

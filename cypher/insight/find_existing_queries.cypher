@@ -1,0 +1,7 @@
+// description: the subset of the given Query ids already stored in the namespace (ingest skips their records)
+// params: namespace, ids
+// returns: id
+// mode: read
+MATCH (q:Query)
+WHERE q.id IN $ids AND q.namespace = $namespace
+RETURN q.id AS id

@@ -1,0 +1,93 @@
+"""``F_cue`` / ``F_tag`` by a langchain-core chat model (MRAgent, seed 003, section 5): the same
+:class:`~graphmem.associative.models.EpisodeExtraction` as the heuristic extractor, through
+:func:`graphmem.llm.invoke_structured` (one retry, then ``ControllerError``)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from graphmem.associative.extraction import normalise_cue
+from graphmem.associative.models import CueLink, EpisodeExtraction, EpisodeInput, SemanticFact
+from graphmem.errors import ControllerError
+from graphmem.llm import LLMUsage, invoke_structured
+
+logger = logging.getLogger(__name__)
+
+
+class _LLMEpisodeItem(BaseModel):
+    source_id: str = Field(description="the episode's source id, exactly as given")
+    cues: list[CueLink] = Field(
+        default_factory=list,
+        description="3-10 fine-grained cues (entity, attribute, time, action, keyword), each with "
+        "a short tag (2-6 words) saying how the cue leads to this episode",
+    )
+    semantic_units: list[SemanticFact] = Field(
+        default_factory=list,
+        description="stable facts or preferences stated in the episode (may be empty)",
+    )
+
+
+class EpisodeBatchExtraction(BaseModel):
+    """Structured output of the LLM extractor: one item per episode of the batch."""
+
+    episodes: list[_LLMEpisodeItem]
+
+
+_SYSTEM = (
+    "You build an associative memory graph (cue -> tag -> content). For every episode, list "
+    "fine-grained cues: entities (people, places, organisations), attributes, times, actions and "
+    "key words; for each cue give a short tag (2-6 words) saying how the cue leads to the "
+    "episode, e.g. cue 'Caroline', tag 'went to support group'. Also list stable facts or "
+    "preferences (one short sentence naming the subject) with their own cues and tags. Return "
+    "exactly one item per episode, using the given source ids."
+)
+
+
+class LLMCueExtractor:
+    """``F_cue`` / ``F_tag`` by a langchain-core chat model with structured output (MRAgent
+    section 5). Episodes go in batches; each batch is one call (one retry on invalid output).
+
+    Raises (from :meth:`extract`):
+        ControllerError: invalid output after the retry, or items whose source ids do not
+            match the batch; nothing is written by the caller then.
+    """
+
+    name = "llm"
+
+    def __init__(self, llm: Any, usage: LLMUsage | None = None, batch_size: int = 8):
+        self.llm = llm
+        self.usage = usage if usage is not None else LLMUsage()
+        self.batch_size = batch_size
+
+    def _batch(self, batch: Sequence[EpisodeInput]) -> list[EpisodeExtraction]:
+        lines = [f"[{e.source_id}] ({e.occurred_at:%d %B %Y}) {e.content}" for e in batch]
+        messages = [("system", _SYSTEM), ("human", "Episodes:\n" + "\n".join(lines))]
+        wanted = [e.source_id for e in batch]
+        problem = ""
+        for _attempt in range(2):
+            result = invoke_structured(self.llm, EpisodeBatchExtraction, messages, self.usage,
+                                       "associative.extract")
+            by_id = {item.source_id: item for item in result.episodes}
+            unknown = set(by_id) - set(wanted)
+            if not unknown:
+                out = []
+                for sid in wanted:
+                    item = by_id.get(sid)
+                    cues = [c.model_copy(update={"cue": normalise_cue(c.cue)})
+                            for c in (item.cues if item else []) if normalise_cue(c.cue)]
+                    out.append(EpisodeExtraction(cues=cues,
+                                                 semantic_units=item.semantic_units if item else []))
+                return out
+            problem = f"unknown source ids {sorted(unknown)} (batch {wanted})"
+        raise ControllerError(f"associative.extract: {problem}")
+
+    def extract(self, episodes: Sequence[EpisodeInput]) -> list[EpisodeExtraction]:
+        """One :class:`EpisodeExtraction` per episode, in order."""
+        out: list[EpisodeExtraction] = []
+        for start in range(0, len(episodes), self.batch_size):
+            out.extend(self._batch(episodes[start:start + self.batch_size]))
+        return out

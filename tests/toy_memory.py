@@ -1,0 +1,74 @@
+"""A toy fifth memory for the extensibility tests: ``note`` owns the label ``Note`` and reads
+and writes through the test-only queries ``tests/integration/cypher/note/*.cypher``. Adding it
+takes this module and one :func:`graphmem.memory.register_memory` call — nothing in graphmem."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from graphmem.memory import (
+    MEMORY_REGISTRY,
+    IngestReport,
+    Memory,
+    MemorySpec,
+    Progress,
+    RecallItem,
+    RecallResult,
+    check_count,
+    register_memory,
+)
+from graphmem.names import node_id
+from graphmem.retrievers import item_document
+
+TEST_CYPHER = Path(__file__).parent / "integration" / "cypher"
+SPEC = MemorySpec("note", "toy_memory:NoteMemory", ("Note",), "toy: plain notes (tests only)")
+
+
+class NoteItem(RecallItem):
+    """A recalled note (no fields of its own beyond the contract's)."""
+
+
+class NoteMemory(Memory[NoteItem]):
+    """Plain text notes; recall ranks notes containing the query first."""
+
+    name = "note"
+
+    def recall(self, query: str, k: int = 10, *, min_score: float = 0.0) -> RecallResult[NoteItem]:
+        check_count("k", k)
+        rows = self.runner.read("note/recall_notes", namespace=self.namespace, text=query, k=k)
+        items = [NoteItem(id=r["id"], memory=self.name, kind="note", text=r["text"],
+                          score=float(r["score"]), source_ids=[r["id"]])
+                 for r in rows if float(r["score"]) >= min_score]
+        return RecallResult[NoteItem](memory=self.name, namespace=self.namespace, query=query,
+                                      items=items)
+
+    def ingest(self, inputs: Any, *, progress: Progress | None = None) -> IngestReport:
+        texts = list(inputs)
+        rows = [{"id": node_id(self.namespace, "note", text), "text": text} for text in texts]
+        out = self.runner.write("note/write_notes", namespace=self.namespace, rows=rows)
+        report = IngestReport(memory=self.name, namespace=self.namespace, inputs=len(texts))
+        report.add_created({"Note": int(out[0]["created"]) if out else 0})
+        if progress:
+            progress(len(texts))
+        return report
+
+    def counts(self) -> dict[str, int]:
+        rows = self.runner.read("note/count_notes", namespace=self.namespace)
+        return {"Note": int(rows[0]["nodes"]) if rows else 0}
+
+    def documents(self, result: RecallResult[NoteItem]) -> list:
+        return [item_document(item, result.namespace, rank, [], {"source_ids": item.source_ids})
+                for rank, item in enumerate(result.items, start=1)]
+
+
+@contextmanager
+def note_registered() -> Iterator[MemorySpec]:
+    """``note`` in the memory registry for the block; removed afterwards."""
+    register_memory(SPEC)
+    try:
+        yield SPEC
+    finally:
+        MEMORY_REGISTRY.pop(SPEC.name, None)
