@@ -106,7 +106,7 @@ PY
 
 step "read the bundled samples"
 run "$venv_python" -I - <<'PY'
-from graphmem.conversation import read_locomo
+from graphmem.conversations import read_locomo
 from graphmem.datasets import DATASETS, resolve
 from graphmem.datasets.hotpotqa import read_hotpotqa
 from graphmem.errors import DataNotFoundError

@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime, timezone
 
-from graphmem.conversation import Conversation, Turn
+from graphmem.conversations import Conversation, Turn
 from graphmem.graph.migrations import Migrator
 from graphmem.graph.runner import QueryRunner
 from graphmem.state import StateMemory
@@ -46,20 +46,20 @@ def run_smoke(runner: QueryRunner, embedder) -> dict:
         fulltext = runner.read("state/fulltext_events", namespace=namespace, query="bakery", k=5)
         recall = mem.recall("Where does Ann live now?", k=5)
         return {"report": report, "counts": counts, "vector": vector, "fulltext": fulltext,
-                "recall": recall, "structure": mem.structure()}
+                "recall": recall, "check": mem.check(), "counts_memory": mem.counts()}
     finally:
         runner.write("core/delete_namespace", namespace=namespace)
 
 
 def assert_smoke(seen: dict) -> None:
     """The values every server must give for :func:`tiny_conversation`."""
-    assert seen["report"].events_new == 2
-    assert seen["report"].state_relations == {"initial": 1, "change": 1}
+    assert seen["report"].created["Event"] == 2
+    assert seen["report"].details["state_relations"] == {"initial": 1, "change": 1}
     assert seen["counts"]["Event"] == 2 and seen["counts"]["State"] == 2
     assert seen["counts"]["Topic"] == 1
     assert {row["source_ids"][0] for row in seen["vector"]} == {"s1", "s2"}
     assert all(-1.0 <= row["score"] <= 1.0 for row in seen["vector"])
     assert [row["source_ids"] for row in seen["fulltext"]] == [["s1"]]
-    assert seen["recall"].hits and seen["recall"].hits[0].kind == "state"
-    assert seen["recall"].hits[0].value == "paris"
-    assert seen["structure"]["bad_current"] == 0 and seen["structure"]["states"] == 2
+    assert seen["recall"].items and seen["recall"].items[0].kind == "state"
+    assert seen["recall"].items[0].value == "paris"
+    assert seen["check"]["bad_current"] == 0 and seen["counts_memory"]["State"] == 2

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from graphmem.associative.extraction import EpisodeBatchExtraction
+from graphmem.associative.llm_extraction import EpisodeBatchExtraction
 from graphmem.associative.routing import LLMRouting
 from graphmem.errors import ConfigurationError
 from graphmem.experience.insights import InsightText

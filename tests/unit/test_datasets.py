@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from graphmem import datasets
-from graphmem.conversation import read_locomo
+from graphmem.conversations import read_locomo
 from graphmem.datasets import DATASETS, bundled_path, bundled_root, resolve
 from graphmem.datasets.hotpotqa import HotpotExample, read_hotpotqa
 from graphmem.errors import ConfigurationError, DataNotFoundError, InputFormatError, InvalidInputError

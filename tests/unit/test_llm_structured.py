@@ -175,7 +175,7 @@ def test_nullable_and_list_of_numbers() -> None:
 
 
 def test_controller_models_take_their_documented_constraints() -> None:
-    from graphmem.associative.extraction import EpisodeBatchExtraction
+    from graphmem.associative.llm_extraction import EpisodeBatchExtraction
     from graphmem.associative.routing import LLMRouting
     from graphmem.experience.insights import InsightText
     from graphmem.insight.controller import controller_schema
