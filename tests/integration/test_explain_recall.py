@@ -38,7 +38,8 @@ PARAMS: dict[str, Any] = {
 }
 
 #: Database-wide admin reads, not recall paths.
-ADMIN = {"core/list_constraints", "core/list_migrations", "core/list_vector_indexes", "core/ping"}
+ADMIN = {"core/list_constraints", "core/list_migrations", "core/list_vector_indexes", "core/ping",
+         "core/list_search_indexes", "core/await_indexes"}
 
 #: (query, operator) pairs where a label scan is the right plan, with the reason.
 ALLOWED_SCANS: dict[tuple[str, str], str] = {}

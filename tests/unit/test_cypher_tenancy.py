@@ -18,6 +18,9 @@ ADMIN_QUERIES = {
     "core/list_vector_indexes",
     "core/record_migration",
     "core/ping",
+    "core/list_search_indexes",
+    "core/drop_index",
+    "core/await_indexes",
 }
 
 
