@@ -64,7 +64,11 @@ def planned_statistics(runner: QueryRunner) -> Iterator[None]:
     the index statistics and drop cached plans; remove the seed afterwards."""
     seed = "explain-seed"
     test = QueryRunner(runner.driver, CypherRegistry.load(TEST_CYPHER), database=runner.database)
+    # a plan made while an index is still POPULATING (another test, or a migration, created it
+    # moments ago) cannot use it: wait until every index is ONLINE before and after seeding
+    runner.read("core/await_indexes", timeout_seconds=300)
     test.write("seed_plan_statistics", namespace=seed, per_label=2000, tenants=SEED_TENANTS)
+    runner.read("core/await_indexes", timeout_seconds=300)
     test.write("refresh_plan_statistics")
     test.write("clear_query_caches")
     yield
