@@ -35,11 +35,12 @@ PARAMS: dict[str, Any] = {
     "start": datetime(2023, 1, 1, tzinfo=UTC), "end": datetime(2023, 12, 31, tzinfo=UTC),
     "only_current": True, "query": "hiking trip", "source_id": "D1:3", "conversation": "conv-26",
     "topic_id": "a", "insight_id": "a", "query_id": "a",
+    "dimension": 384, "after": "", "batch": 100,
 }
 
 #: Database-wide admin reads, not recall paths.
 ADMIN = {"core/list_constraints", "core/list_migrations", "core/list_vector_indexes", "core/ping",
-         "core/list_search_indexes", "core/await_indexes"}
+         "core/list_search_indexes", "core/await_indexes", "doctor/list_namespaces"}
 
 #: (query, operator) pairs where a label scan is the right plan, with the reason.
 ALLOWED_SCANS: dict[tuple[str, str], str] = {}

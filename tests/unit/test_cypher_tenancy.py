@@ -21,6 +21,7 @@ ADMIN_QUERIES = {
     "core/list_search_indexes",
     "core/drop_index",
     "core/await_indexes",
+    "doctor/list_namespaces",
 }
 
 
