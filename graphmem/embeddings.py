@@ -31,18 +31,41 @@ def validate_texts(texts: Sequence[str], what: str = "text") -> list[str]:
     return [validate_text(text, f"{what}[{i}]") for i, text in enumerate(texts)]
 
 
-def validate_vectors(vectors: np.ndarray, dimension: int) -> np.ndarray:
-    """Check an ``(n, dimension)`` matrix: finite, right width. Returns it as float32.
+def validate_vectors(vectors: np.ndarray, dimension: int, what: str = "embedding") -> np.ndarray:
+    """Check an ``(n, dimension)`` matrix before it is written or searched with: right width,
+    every value finite, no all-zero row (cosine is undefined for it, and Neo4j's vector index
+    silently leaves such a vector out). Returns it as float32.
 
+    Every vector graphmem stores or searches with passes here: :class:`ValidatingEmbedder`
+    checks each embedder's output with it, and entry points that accept a precomputed vector
+    (``embedding=...``) must call it too.
+
+    Args:
+        vectors: ``(n, dimension)`` array-like (a ``(dimension,)`` vector must be reshaped).
+        dimension: the expected width (the embedder's / the vector index's dimension).
+        what: a word for the vectors, used in the message (e.g. ``"insight embedding"``).
     Raises:
-        EmbeddingDimensionError: wrong shape or dimension, NaN or infinity (names the row).
+        EmbeddingDimensionError: wrong shape or width, a NaN or infinite value, or an all-zero
+            row; the message names the row (and the first bad column).
     """
-    arr = np.asarray(vectors, dtype=np.float32)
+    try:
+        arr = np.asarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise EmbeddingDimensionError(f"{what} is not a numeric matrix: {exc}") from None
     if arr.ndim != 2 or arr.shape[1] != dimension:
-        raise EmbeddingDimensionError(f"expected shape (n, {dimension}), got {arr.shape}")
-    bad = ~np.isfinite(arr).all(axis=1)
+        raise EmbeddingDimensionError(
+            f"{what}: expected shape (n, {dimension}), got {arr.shape}")
+    finite = np.isfinite(arr)
+    bad = ~finite.all(axis=1)
     if bad.any():
-        raise EmbeddingDimensionError(f"embedding row {int(np.argmax(bad))} has NaN or infinity")
+        row = int(np.argmax(bad))
+        col = int(np.argmax(~finite[row]))
+        raise EmbeddingDimensionError(
+            f"{what} row {row} has NaN or infinity ({float(arr[row, col])!r} at column {col})")
+    zero = ~arr.any(axis=1)
+    if zero.any():
+        raise EmbeddingDimensionError(
+            f"{what} row {int(np.argmax(zero))} is all zeros (no direction for cosine)")
     return arr
 
 
@@ -185,12 +208,13 @@ class HashingEmbedder:
 class ValidatingEmbedder:
     """Wraps any :class:`Embedder` so that every call validates its input texts
     (:func:`validate_texts`) and its output (:func:`validate_vectors`: ``(n, dimension)``,
-    finite). ``GraphMemory`` wraps its embedder with it, so a plugged-in embedder that returns
+    finite, no all-zero row). ``GraphMemory`` wraps its embedder with it, so a plugged-in embedder that returns
     NaN or vectors of another width is refused with a typed error before anything is written.
 
     Raises (from both methods):
         EmptyTextError, InvalidInputError: bad text.
-        EmbeddingDimensionError: the wrapped embedder returned a wrong shape, NaN or infinity.
+        EmbeddingDimensionError: the wrapped embedder returned a wrong shape, NaN, infinity or
+            an all-zero row (the message names the row).
     """
 
     def __init__(self, inner: Embedder):

@@ -10,6 +10,10 @@ CALL (content_id) {
 }
 MATCH (c:Cue)-[:HAS_TAG]->(g:Tag)-[:LEADS_TO]->(v)
 WHERE v.namespace = $namespace AND g.namespace = $namespace AND c.namespace = $namespace
+  // skip a stored vector cosine cannot score (wrong width, NaN/infinity, zero)
+  AND size(c.embedding) = size($embedding)
+  AND all(x IN c.embedding WHERE abs(x) <= 1.7976931348623157e308)
+  AND any(x IN c.embedding WHERE x <> 0.0)
 RETURN content_id, c.id AS cue_id, c.text AS cue_text, c.kind AS kind, g.text AS tag_text,
        vector.similarity.cosine(c.embedding, $embedding) AS score,
        COUNT { (c)-[:HAS_TAG]->(:Tag {namespace: $namespace})-[:LEADS_TO]->({namespace: $namespace}) } AS contents

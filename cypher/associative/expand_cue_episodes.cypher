@@ -5,6 +5,10 @@
 UNWIND $cue_ids AS cue_id
 MATCH (c:Cue {id: cue_id})-[:HAS_TAG]->(g:Tag)-[:LEADS_TO]->(v:Episode)
 WHERE c.namespace = $namespace AND g.namespace = $namespace AND v.namespace = $namespace
+  // skip a stored vector cosine cannot score (wrong width, NaN/infinity, zero)
+  AND size(v.embedding) = size($embedding)
+  AND all(x IN v.embedding WHERE abs(x) <= 1.7976931348623157e308)
+  AND any(x IN v.embedding WHERE x <> 0.0)
 WITH DISTINCT c, v, vector.similarity.cosine(v.embedding, $embedding) AS score
 ORDER BY score DESC
 WITH c, collect({v: v, score: score})[..$per_cue] AS hits

@@ -5,6 +5,10 @@
 UNWIND $cue_ids AS cue_id
 MATCH (c:Cue {id: cue_id})-[:HAS_TAG]->(g:Tag)
 WHERE c.namespace = $namespace AND g.namespace = $namespace
+  // skip a stored vector cosine cannot score (wrong width, NaN/infinity, zero)
+  AND size(g.embedding) = size($embedding)
+  AND all(x IN g.embedding WHERE abs(x) <= 1.7976931348623157e308)
+  AND any(x IN g.embedding WHERE x <> 0.0)
 WITH c, g, vector.similarity.cosine(g.embedding, $embedding) AS score
 ORDER BY score DESC
 WITH c, collect({g: g, score: score})[..$per_cue] AS tags

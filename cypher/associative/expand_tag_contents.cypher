@@ -5,6 +5,10 @@
 UNWIND $pairs AS pair
 MATCH (g:Tag {namespace: $namespace, cue_id: pair.cue_id, text: pair.tag_text})-[:LEADS_TO]->(v)
 WHERE v.namespace = $namespace AND (v:Episode OR v:SemanticUnit)
+  // skip a stored vector cosine cannot score (wrong width, NaN/infinity, zero)
+  AND size(v.embedding) = size($embedding)
+  AND all(x IN v.embedding WHERE abs(x) <= 1.7976931348623157e308)
+  AND any(x IN v.embedding WHERE x <> 0.0)
 RETURN g.cue_id AS cue_id, g.id AS tag_id, g.text AS tag_text, v.id AS id,
        CASE WHEN v:Episode THEN 'episode' ELSE 'semantic_unit' END AS kind, v.text AS text,
        CASE WHEN v:Episode THEN [v.source_id]

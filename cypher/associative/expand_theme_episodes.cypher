@@ -5,6 +5,10 @@
 UNWIND $theme_ids AS theme_id
 MATCH (t:Theme {id: theme_id})-[:GROUPS]->(v:Episode)
 WHERE t.namespace = $namespace AND v.namespace = $namespace
+  // skip a stored vector cosine cannot score (wrong width, NaN/infinity, zero)
+  AND size(v.embedding) = size($embedding)
+  AND all(x IN v.embedding WHERE abs(x) <= 1.7976931348623157e308)
+  AND any(x IN v.embedding WHERE x <> 0.0)
 WITH t, v, vector.similarity.cosine(v.embedding, $embedding) AS score
 ORDER BY score DESC
 WITH t, collect({v: v, score: score})[..$per_theme] AS hits

@@ -5,6 +5,10 @@
 UNWIND range(0, size($embeddings) - 1) AS query
 CALL (query) {
   MATCH (node:Cue {namespace: $namespace})
+  // skip a stored vector cosine cannot score (wrong width, NaN/infinity, zero)
+  WHERE size(node.embedding) = size($embeddings[query])
+    AND all(x IN node.embedding WHERE abs(x) <= 1.7976931348623157e308)
+    AND any(x IN node.embedding WHERE x <> 0.0)
   WITH node, vector.similarity.cosine(node.embedding, $embeddings[query]) AS score
   RETURN node, score
   ORDER BY score DESC

@@ -3,6 +3,10 @@
 // returns: id, text, source_ids, conversation_id, occurred_at, score
 // mode: read
 MATCH (node:Episode {namespace: $namespace})
+// skip a stored vector cosine cannot score (wrong width, NaN/infinity, zero)
+WHERE size(node.embedding) = size($embedding)
+  AND all(x IN node.embedding WHERE abs(x) <= 1.7976931348623157e308)
+  AND any(x IN node.embedding WHERE x <> 0.0)
 WITH node, vector.similarity.cosine(node.embedding, $embedding) AS score
 RETURN node.id AS id, node.text AS text, [node.source_id] AS source_ids,
        node.conversation_id AS conversation_id, toString(node.occurred_at) AS occurred_at, score

@@ -5,6 +5,10 @@
 UNWIND $task_ids AS task_id
 MATCH (task:Task {id: task_id, namespace: $namespace})-[s:SIMILAR_TASK]-(n:Task)
 WHERE n.namespace = $namespace
+  // skip a stored vector cosine cannot score (wrong width, NaN/infinity, zero)
+  AND size(n.embedding) = size($embedding)
+  AND all(x IN n.embedding WHERE abs(x) <= 1.7976931348623157e308)
+  AND any(x IN n.embedding WHERE x <> 0.0)
 WITH task_id, n, s
 ORDER BY s.similarity DESC
 // an edge may exist in both directions (each task keeps its own top-k): one per neighbour

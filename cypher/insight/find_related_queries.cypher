@@ -14,7 +14,11 @@ CALL (indexed) {
   OPTIONAL MATCH (self:Query {id: $query_id, namespace: $namespace})
   WITH self.created_at AS stored_at
   MATCH (q:Query {namespace: $namespace})
-  WHERE size(indexed) < $top AND q.id <> $query_id AND q.embedding IS NOT NULL
+  WHERE size(indexed) < $top AND q.id <> $query_id
+    // skip a stored vector cosine cannot score (wrong width, NaN/infinity, zero)
+    AND size(q.embedding) = size($embedding)
+    AND all(x IN q.embedding WHERE abs(x) <= 1.7976931348623157e308)
+    AND any(x IN q.embedding WHERE x <> 0.0)
     AND (stored_at IS NULL OR q.created_at < stored_at)
   WITH q, 2 * vector.similarity.cosine(q.embedding, $embedding) - 1 AS similarity
   ORDER BY similarity DESC, q.id LIMIT $top

@@ -1,4 +1,4 @@
-// description: one insight's audit trail: state, evidence, revision chain both ways, CONTEXTUALIZES links and every ControllerDecision about it (all hops namespace-checked)
+// description: one insight's audit trail: state, evidence, revision chain both ways, CONTEXTUALIZES links and every ControllerDecision about it in decision order (seq, then created_at, then id; all hops namespace-checked)
 // params: namespace, insight_id
 // returns: id, content, active, version, positive_evidence, negative_evidence, supporting_query_ids, conflicting_query_ids, revision_of, revised_by, contextualized_by, decisions
 // mode: read
@@ -14,7 +14,11 @@ RETURN i.id AS id, i.content AS content, i.active AS active, i.version AS versio
         WHERE all(x IN nodes(p) WHERE x.namespace = $namespace) | n.id] AS revised_by,
        [(m:Insight)-[c:CONTEXTUALIZES]->(i) WHERE m.namespace = $namespace
         | {insight_id: m.id, via_query: c.via_query}] AS contextualized_by,
-       [(d:ControllerDecision)-[:DECIDED_ON|RESULTED_IN]->(i) WHERE d.namespace = $namespace
-        | {id: d.id, operation: d.operation, controller: d.controller, reason: d.reason,
-           status: d.status, operation_set: d.operation_set, query_id: d.query_id,
-           created_at: toString(d.created_at)}] AS decisions
+       COLLECT {
+         MATCH (d:ControllerDecision)-[:DECIDED_ON|RESULTED_IN]->(i)
+         WHERE d.namespace = $namespace
+         WITH d ORDER BY coalesce(d.seq, 0), d.created_at, d.id
+         RETURN {id: d.id, operation: d.operation, controller: d.controller, reason: d.reason,
+                 status: d.status, operation_set: d.operation_set, query_id: d.query_id,
+                 created_at: toString(d.created_at), seq: d.seq}
+       } AS decisions

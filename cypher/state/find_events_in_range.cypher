@@ -4,6 +4,10 @@
 // mode: read
 MATCH (e:Event {namespace: $namespace})
 WHERE e.occurred_at >= $start AND e.occurred_at <= $end
+  // skip a stored vector cosine cannot score (wrong width, NaN/infinity, zero)
+  AND size(e.embedding) = size($embedding)
+  AND all(x IN e.embedding WHERE abs(x) <= 1.7976931348623157e308)
+  AND any(x IN e.embedding WHERE x <> 0.0)
 WITH e, 2 * vector.similarity.cosine(e.embedding, $embedding) - 1 AS score
 ORDER BY score DESC, e.id
 LIMIT $k

@@ -3,6 +3,10 @@
 // returns: id, content, value, condition, subject, valid_from, valid_to, conflict, current, topic_id, topic, source_ids, score
 // mode: read
 MATCH (s:State {namespace: $namespace})
+// skip a stored vector cosine cannot score (wrong width, NaN/infinity, zero)
+WHERE size(s.embedding) = size($embedding)
+  AND all(x IN s.embedding WHERE abs(x) <= 1.7976931348623157e308)
+  AND any(x IN s.embedding WHERE x <> 0.0)
 WITH s, 2 * vector.similarity.cosine(s.embedding, $embedding) - 1 AS score
 ORDER BY score DESC LIMIT $k
 MATCH (s)-[:SUPPORTED_BY]->(t:Topic {namespace: $namespace})

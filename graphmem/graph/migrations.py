@@ -18,6 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphmem.errors import MigrationError, MigrationLockedError
+from graphmem.graph.indexes import (
+    ForeignIndex,
+    describe_foreign,
+    foreign_indexes,
+    planned_search_indexes,
+)
 from graphmem.graph.registry import used_params
 from graphmem.graph.runner import QueryRunner
 
@@ -26,6 +32,10 @@ _FILE = re.compile(r"^V(\d{4})__([a-z0-9_]+)\.cypher$")
 _ALLOWED_PARAMS = {"vector_dimension"}
 LOCK_NAME = "migrations"
 LOCK_TTL_SECONDS = 600
+#: Seconds ``migrate`` waits for new indexes to come ONLINE.
+INDEX_WAIT_SECONDS = 300
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -105,6 +115,9 @@ class Migrator:
         runner: the query runner (its registry holds ``core/*`` bookkeeping queries).
         vector_dimension: value for ``$vector_dimension`` in migration statements.
         migrations: the migrations to consider (default: the shipped folder).
+        adopt_equivalent_indexes: adopt (drop and recreate under graphmem's name) a vector or
+            fulltext index that another name holds with the same definition; False refuses it.
+        index_wait_seconds: how long ``migrate`` waits for indexes to come ONLINE (0: no wait).
     """
 
     def __init__(
@@ -112,10 +125,15 @@ class Migrator:
         runner: QueryRunner,
         vector_dimension: int = 384,
         migrations: list[Migration] | None = None,
+        *,
+        adopt_equivalent_indexes: bool = True,
+        index_wait_seconds: int = INDEX_WAIT_SECONDS,
     ):
         self.runner = runner
         self.vector_dimension = vector_dimension
         self.migrations = load_migrations() if migrations is None else migrations
+        self.adopt_equivalent_indexes = adopt_equivalent_indexes
+        self.index_wait_seconds = index_wait_seconds
 
     def _bootstrap(self) -> None:
         self.runner.write("core/create_migration_constraint")
@@ -148,7 +166,10 @@ class Migrator:
             The migrations applied now (empty the second time).
         Raises:
             MigrationLockedError: another run holds the lock.
-            MigrationError: a changed applied migration, or a statement failed (names the file).
+            MigrationError: a changed applied migration, a statement failed (names the file),
+                a vector or fulltext index graphmem needs is held by another name with another
+                definition (names it, its dimension and what to do), or an index did not come
+                ONLINE within ``index_wait_seconds``.
         """
         self._bootstrap()
         owner = str(uuid.uuid4())
@@ -161,16 +182,48 @@ class Migrator:
         try:
             applied_now = []
             for migration in self.status().pending:
-                self._apply(migration)
+                adopted = self._reconcile_indexes(migration)
+                self._apply(migration, adopted)
                 applied_now.append(migration)
                 logger.info("applied migration V%04d__%s", migration.version, migration.name)
-            if not applied_now:
+            if applied_now:
+                self._await_indexes()
+            else:
                 logger.info("migrations: the database is up to date")
             return applied_now
         finally:
             self.runner.write("core/release_lock", name=LOCK_NAME, owner=owner)
 
-    def _apply(self, migration: Migration) -> None:
+    def _reconcile_indexes(self, migration: Migration) -> list[str]:
+        """Refuse or adopt search indexes another name holds; returns the adopted names."""
+        planned = planned_search_indexes(migration.statements, self.vector_dimension)
+        found: list[ForeignIndex] = foreign_indexes(self.runner, planned) if planned else []
+        refused = [f for f in found if not (f.equivalent and self.adopt_equivalent_indexes)]
+        if refused:
+            lines = "; ".join(describe_foreign(f) for f in refused)
+            raise MigrationError(
+                f"{migration.path.name}: cannot create graphmem's indexes: {lines}. graphmem "
+                "queries these indexes by name and Neo4j keeps one per label and property: drop "
+                "the other index (DROP INDEX <name>) or use another database, then run migrate "
+                "again (with a vector index of the same dimension and similarity it is adopted)"
+            )
+        for f in found:
+            log.warning("adopting %s: dropping it so %s creates it as %r",
+                        describe_foreign(f), migration.path.name, f.planned.name)
+            self.runner.write("core/drop_index", name=f.name)
+        return [f.name for f in found]
+
+    def _await_indexes(self) -> None:
+        if self.index_wait_seconds <= 0:
+            return
+        try:
+            self.runner.read("core/await_indexes", timeout_seconds=self.index_wait_seconds)
+        except Exception as exc:
+            raise MigrationError(
+                f"indexes did not come ONLINE within {self.index_wait_seconds} s (SHOW INDEXES "
+                f"lists their state): {exc}") from exc
+
+    def _apply(self, migration: Migration, adopted: list[str] | None = None) -> None:
         for statement in migration.statements:
             params = {"vector_dimension": self.vector_dimension} if used_params(statement) else {}
 
@@ -188,4 +241,5 @@ class Migrator:
             version=migration.version,
             name=migration.name,
             checksum=migration.checksum,
+            adopted=list(adopted or []),
         )

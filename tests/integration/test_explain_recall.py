@@ -35,11 +35,13 @@ PARAMS: dict[str, Any] = {
     "start": datetime(2023, 1, 1, tzinfo=UTC), "end": datetime(2023, 12, 31, tzinfo=UTC),
     "only_current": True, "query": "hiking trip", "source_id": "D1:3", "conversation": "conv-26",
     "topic_id": "a", "insight_id": "a", "query_id": "a", "seconds": 1,
+    "dimension": 384, "after": "", "batch": 100,
 }
 
 #: Database-wide admin reads, not recall paths.
 ADMIN = {"core/list_constraints", "core/list_migrations", "core/list_vector_indexes", "core/ping",
-         "evaluation/await_baseline_index", "evaluation/count_all_baseline_nodes"}
+         "evaluation/await_baseline_index", "evaluation/count_all_baseline_nodes",
+         "core/list_search_indexes", "core/await_indexes", "doctor/list_namespaces"}
 
 #: (query, operator) pairs where a label scan is the right plan, with the reason.
 ALLOWED_SCANS: dict[tuple[str, str], str] = {
@@ -68,7 +70,11 @@ def planned_statistics(runner: QueryRunner) -> Iterator[None]:
     the index statistics and drop cached plans; remove the seed afterwards."""
     seed = "explain-seed"
     test = QueryRunner(runner.driver, CypherRegistry.load(TEST_CYPHER), database=runner.database)
+    # a plan made while an index is still POPULATING (another test, or a migration, created it
+    # moments ago) cannot use it: wait until every index is ONLINE before and after seeding
+    runner.read("core/await_indexes", timeout_seconds=300)
     test.write("seed_plan_statistics", namespace=seed, per_label=2000, tenants=SEED_TENANTS)
+    runner.read("core/await_indexes", timeout_seconds=300)
     test.write("refresh_plan_statistics")
     test.write("clear_query_caches")
     yield

@@ -24,6 +24,10 @@ ADMIN_QUERIES = {
     "evaluation/drop_baseline_vector_index",
     "evaluation/count_all_baseline_nodes",
     "evaluation/await_baseline_index",
+    "core/list_search_indexes",
+    "core/drop_index",
+    "core/await_indexes",
+    "doctor/list_namespaces",
 }
 
 

@@ -1,0 +1,16 @@
+// description: doctor: Tag nodes of one namespace whose embedding is missing, of another width than $dimension, non-finite or all zeros, in id order after $after, at most $batch (one pass over the namespace's Tag nodes per batch), with the text the embedding is computed from (a tag is embedded as '<cue text> | <tag text>')
+// params: namespace, dimension, after, batch
+// returns: id, problem, width, text
+// mode: read
+MATCH (n:Tag {namespace: $namespace})
+WHERE n.id > $after
+WITH n, CASE
+  WHEN n.embedding IS NULL THEN 'missing'
+  WHEN size(n.embedding) <> $dimension THEN 'wrong_width'
+  WHEN NOT all(x IN n.embedding WHERE abs(x) <= 1.7976931348623157e308) THEN 'non_finite'
+  WHEN NOT any(x IN n.embedding WHERE x <> 0.0) THEN 'zero'
+END AS problem
+WHERE problem IS NOT NULL
+RETURN n.id AS id, problem, size(n.embedding) AS width, head([(c:Cue)-[:HAS_TAG]->(n) WHERE c.namespace = $namespace | c.text + ' | ' + n.text]) AS text
+ORDER BY id
+LIMIT $batch
