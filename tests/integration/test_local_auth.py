@@ -13,7 +13,7 @@ import pytest
 
 from graphmem import neo4j_local
 from graphmem.config import GraphmemSettings, Neo4jSettings
-from graphmem.connect import open_runner, resolve_uri
+from graphmem.connect import open_migrator, resolve_uri
 from graphmem.errors import AuthenticationError, ConfigurationError
 from graphmem.graph.connection import open_driver
 from graphmem.graph.registry import CypherRegistry
@@ -46,11 +46,12 @@ def test_later_commands_find_the_chosen_port(auth_server) -> None:
     settings = GraphmemSettings(home=auth_server.home, local_auth=True)
     neo4j = Neo4jSettings(password=PASSWORD, uri=None)
     assert resolve_uri(neo4j, settings, start_local=False) == auth_server.bolt_uri
-    with open_runner(neo4j, settings) as runner:  # reuses the running server, auth on
-        assert runner.read("core/ping")[0]["version"] == "5.26.31"
+    with open_migrator(neo4j, settings) as migrator:  # reuses the running server, auth on
+        assert migrator.runner.read("core/ping")[0]["version"] == "5.26.31"
     wrong = Neo4jSettings(password="wrong-password", uri=None)
     with pytest.raises(AuthenticationError, match="NEO4J_PASSWORD"):
-        open_runner(wrong, settings)
+        with open_migrator(wrong, settings):
+            pass
 
 
 def test_auth_server_records_auth_and_serves_graphmem(auth_server, embedder) -> None:
