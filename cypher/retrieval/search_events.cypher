@@ -36,8 +36,8 @@ CALL {
   WITH n_units, ann_nodes WHERE n_units <= $exact_limit OR size(ann_nodes) < $dense_k
   MATCH (u:Event {namespace: $namespace})
   WHERE u.window_embedding IS NOT NULL AND size(u.window_embedding) = size($embedding)
+    AND all(x IN u.window_embedding WHERE -1.0e300 < x < 1.0e300)
   WITH u, vector.similarity.cosine(u.window_embedding, $embedding) AS sim
-  WHERE sim = sim
   WITH u ORDER BY sim DESC, u.id LIMIT $dense_k
   RETURN collect(u) AS exact_nodes
 }
@@ -58,6 +58,7 @@ RETURN u.id AS id, u.text AS text, u.lexical_text AS lexical_text, u.lexical_ter
        head([(p:Event {namespace: $namespace})-[:NEXT_TURN]->(u) | p.id]) AS prev_id,
        head([(u)-[:NEXT_TURN]->(q:Event {namespace: $namespace}) | q.id]) AS next_id,
        CASE WHEN u.window_embedding IS NOT NULL AND size(u.window_embedding) = size($embedding)
+                 AND all(x IN u.window_embedding WHERE -1.0e300 < x < 1.0e300)
             THEN 2 * vector.similarity.cosine(u.window_embedding, $embedding) - 1 END AS dense,
        u IN lexical_nodes AS via_lexical, u IN dense_nodes AS via_dense,
        n_units, avg_length, dfs, dense_mode
