@@ -34,14 +34,14 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-#: Lexical weight of the convex fusion. 0.4: chosen in 2 of 3 LoCoMo leave-one-conversation-out
-#: folds (0.3 in the third); the optimum is flat between 0.3 and 0.5, halving costs 2.7 points and
-#: doubling 5.0 (REPORT.md of the study); dense gets 1 − α.
-ALPHA = 0.4
-#: Neighbour weight. 0.6: the LOO optimum is flat between 0.4 and 0.8 and falls off a cliff above
-#: 0.8 (×2 = 1.6 costs 5–7 points), removing the step costs 7 points; 0.6 is the middle of the
-#: flat region, away from the cliff (docs/retrieval.md, held-out table).
-BETA = 0.6
+#: Lexical weight of the convex fusion (dense gets 1 − α). 0.45: the median of the three LoCoMo
+#: leave-one-conversation-out folds' choices (0.45 / 0.45 / 0.45 on the grid α ∈ 0.30..0.70 step 0.05,
+#: β ∈ {0.4, 0.6, 0.8}, bounded candidates K = 100; docs/retrieval.md). The optimum is flat between
+#: 0.40 and 0.50 (within one paired standard error, ≈ 0.6 pt); 0.30 costs 2 pt, 0.60 costs 1.5–3 pt.
+ALPHA = 0.45
+#: Neighbour weight. 0.8: the median of the fold choices (0.6 / 0.8 / 0.8). Flat between 0.6 and
+#: 0.8 (0.6 is −0.25 pt); 0.4 costs 1–2 pt and removing the step 7 pt (first study).
+BETA = 0.8
 #: BM25 term-frequency saturation (Lucene / bm25s default; the baseline it is compared with).
 K1 = 1.5
 #: BM25 length normalisation (Lucene / bm25s default).

@@ -50,7 +50,7 @@ def test_fuse_hand_computed_example() -> None:
 
 def test_default_parameters_are_the_documented_ones() -> None:
     p = fusion.FusionParams()
-    assert (p.alpha, p.beta, p.k1, p.b) == (0.4, 0.6, 1.5, 0.75)
+    assert (p.alpha, p.beta, p.k1, p.b) == (0.45, 0.8, 1.5, 0.75)
 
 
 class FakeRunner:
