@@ -5,18 +5,14 @@
 //   spaces only, so Lucene's tokens are exactly the Python analyzer's; every query requires
 //   +ns_token:<token> so a small tenant is never starved by other tenants' matches. Lucene's own
 //   scores (global IDF) only pick candidates; BM25 is recomputed from per-namespace statistics.
-// - <label>_window_embedding: cosine vector index on the window vector (previous + this + next
-//   turn of the session), used when a namespace holds more than EXACT_LIMIT units.
+// - the dense side uses the baseline's vector indexes event_embedding / episode_embedding: a unit's
+//   `embedding` IS the vector of its window text (previous + this + next turn of the session).
 // - range indexes on (namespace, lexical_length) so the per-namespace N / avgdl aggregate reads
 //   only the namespace's units.
-// Idempotent (IF NOT EXISTS). Parameter: $vector_dimension.
+// Idempotent (IF NOT EXISTS).
 CREATE FULLTEXT INDEX unit_lexical_event IF NOT EXISTS FOR (n:Event) ON EACH [n.lexical_terms, n.ns_token]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}};
 CREATE FULLTEXT INDEX unit_lexical_episode IF NOT EXISTS FOR (n:Episode) ON EACH [n.lexical_terms, n.ns_token]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace', `fulltext.eventually_consistent`: false}};
-CREATE VECTOR INDEX event_window_embedding IF NOT EXISTS FOR (n:Event) ON (n.window_embedding)
-OPTIONS {indexConfig: {`vector.dimensions`: $vector_dimension, `vector.similarity_function`: 'cosine'}};
-CREATE VECTOR INDEX episode_window_embedding IF NOT EXISTS FOR (n:Episode) ON (n.window_embedding)
-OPTIONS {indexConfig: {`vector.dimensions`: $vector_dimension, `vector.similarity_function`: 'cosine'}};
 CREATE INDEX event_namespace_lexical_length IF NOT EXISTS FOR (n:Event) ON (n.namespace, n.lexical_length);
 CREATE INDEX episode_namespace_lexical_length IF NOT EXISTS FOR (n:Episode) ON (n.namespace, n.lexical_length);

@@ -26,7 +26,7 @@ CALL {
 CALL {
   WITH n_units
   WITH n_units WHERE n_units > $exact_limit
-  CALL db.index.vector.queryNodes('event_window_embedding', $oversample, $embedding) YIELD node, score
+  CALL db.index.vector.queryNodes('event_embedding', $oversample, $embedding) YIELD node, score
   WITH node, score WHERE node.namespace = $namespace
   WITH node ORDER BY score DESC LIMIT $dense_k
   RETURN collect(node) AS ann_nodes
@@ -35,9 +35,9 @@ CALL {
   WITH n_units, ann_nodes
   WITH n_units, ann_nodes WHERE n_units <= $exact_limit OR size(ann_nodes) < $dense_k
   MATCH (u:Event {namespace: $namespace})
-  WHERE u.window_embedding IS NOT NULL AND size(u.window_embedding) = size($embedding)
-    AND all(x IN u.window_embedding WHERE -1.0e300 < x < 1.0e300)
-  WITH u, vector.similarity.cosine(u.window_embedding, $embedding) AS sim
+  WHERE u.embedding IS NOT NULL AND size(u.embedding) = size($embedding)
+    AND all(x IN u.embedding WHERE -1.0e300 < x < 1.0e300)
+  WITH u, vector.similarity.cosine(u.embedding, $embedding) AS sim
   WITH u ORDER BY sim DESC, u.id LIMIT $dense_k
   RETURN collect(u) AS exact_nodes
 }
@@ -57,9 +57,9 @@ RETURN u.id AS id, u.text AS text, u.lexical_text AS lexical_text, u.lexical_ter
        coalesce(u.is_smalltalk, false) AS is_smalltalk,
        head([(p:Event {namespace: $namespace})-[:NEXT_TURN]->(u) | p.id]) AS prev_id,
        head([(u)-[:NEXT_TURN]->(q:Event {namespace: $namespace}) | q.id]) AS next_id,
-       CASE WHEN u.window_embedding IS NOT NULL AND size(u.window_embedding) = size($embedding)
-                 AND all(x IN u.window_embedding WHERE -1.0e300 < x < 1.0e300)
-            THEN 2 * vector.similarity.cosine(u.window_embedding, $embedding) - 1 END AS dense,
+       CASE WHEN u.embedding IS NOT NULL AND size(u.embedding) = size($embedding)
+                 AND all(x IN u.embedding WHERE -1.0e300 < x < 1.0e300)
+            THEN 2 * vector.similarity.cosine(u.embedding, $embedding) - 1 END AS dense,
        u IN lexical_nodes AS via_lexical, u IN dense_nodes AS via_dense,
        n_units, avg_length, dfs, dense_mode
 ORDER BY id

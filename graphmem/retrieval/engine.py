@@ -96,7 +96,7 @@ def unit_rows(turns: Sequence[Any], vectors: Sequence[Sequence[float]] | None = 
     Returns:
         One dict per turn: ``lexical_text``, ``lexical_terms`` (space-joined analyzed terms),
         ``lexical_length``, ``ns_token``, ``is_cue``, ``is_smalltalk``, ``window_text`` (the
-        embedding input, not to be stored) and ``window_embedding`` (a list of floats, or None when
+        embedding input, not to be stored) and ``embedding`` (a list of floats, or None when
         ``vectors`` is None). The memories SET every key except ``window_text`` on the node.
 
     Raises:
@@ -128,7 +128,7 @@ def unit_rows(turns: Sequence[Any], vectors: Sequence[Sequence[float]] | None = 
             "is_cue": is_cue(text),
             "is_smalltalk": is_smalltalk(text, speaker),
             "window_text": windows[i],
-            "window_embedding": vector,
+            "embedding": vector,
         })
     return rows
 

@@ -100,7 +100,7 @@ def _write(test_runner: QueryRunner, embedder, namespace: str, turns: list[dict]
         prev = turns[i - 1] if i and turns[i - 1]["session"] == turn["session"] else None
         row = {k: v for k, v in row.items() if k != "window_text"}
         row.update(id=turn["id"], text=turn["text"], speaker=turn["speaker"],
-                   source_ids=turn["source_ids"], window_embedding=[float(x) for x in vectors[i]],
+                   source_ids=turn["source_ids"], embedding=[float(x) for x in vectors[i]],
                    prev_id=prev["id"] if prev else None)
         out.append(row)
     test_runner.write(f"write_retrieval_{label.lower()}s", namespace=namespace, rows=out)
@@ -121,7 +121,7 @@ def two_tenants(runner, test_runner, embedder):
     for suffix, vector in (("w", [0.1, 0.2, 0.3]), ("n", [float("nan")] * 384)):
         row = {k: v for k, v in bad.items() if k != "window_text"}
         row.update(id=f"{a}:bad-{suffix}", text="A note on pottery glaze colours.", speaker="Caroline",
-                   source_ids=[], window_embedding=vector, prev_id=None)
+                   source_ids=[], embedding=vector, prev_id=None)
         test_runner.write("write_retrieval_events", namespace=a, rows=[row])
     yield a, b
     for ns in (a, b):
@@ -220,8 +220,9 @@ def _locomo_tenant(shared_data: Path, cache_dir: Path, embedder, n: int = 600):
 
 
 def test_latency_600_units_among_50000_foreign(runner, test_runner, embedder, shared_data,
-                                               pytestconfig) -> None:
-    cache_dir = Path(pytestconfig.cache.mkdir("retrieval-engine"))
+                                               pytestconfig, tmp_path_factory) -> None:
+    cache = getattr(pytestconfig, "cache", None)  # embeddings cached across runs when possible
+    cache_dir = Path(cache.mkdir("retrieval-engine")) if cache else tmp_path_factory.mktemp("emb")
     turns, docs, questions, qv = _locomo_tenant(shared_data, cache_dir, embedder)
     ns = f"test-lat-{uuid.uuid4().hex[:8]}"
     for t in turns:

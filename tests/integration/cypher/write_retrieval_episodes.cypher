@@ -8,7 +8,7 @@ SET u.namespace = $namespace, u.text = row.text, u.speaker = row.speaker,
     u.source_ids = row.source_ids, u.lexical_text = row.lexical_text,
     u.lexical_terms = row.lexical_terms, u.lexical_length = row.lexical_length,
     u.ns_token = row.ns_token, u.is_cue = row.is_cue, u.is_smalltalk = row.is_smalltalk,
-    u.window_embedding = row.window_embedding
+    u.embedding = row.embedding
 WITH u, row
 CALL {
   WITH u, row

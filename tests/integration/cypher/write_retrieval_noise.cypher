@@ -1,4 +1,4 @@
-// description: test-only: create $count Event retrieval units in one namespace with 8 random words from $words as lexical terms and window_embedding = unit($center + $spread * random vector), drawn inside Neo4j (foreign tenants that share a tenant's words and crowd the global indexes)
+// description: test-only: create $count Event retrieval units in one namespace with 8 random words from $words as lexical terms and embedding = unit($center + $spread * random vector), drawn inside Neo4j (foreign tenants that share a tenant's words and crowd the global indexes)
 // params: namespace, ns_token, start, count, words, center, spread
 // returns: created
 // mode: write
@@ -13,5 +13,5 @@ CREATE (u:Event {id: $namespace + ':noise:' + toString(i), namespace: $namespace
                  lexical_terms: substring(reduce(t = '', w IN terms | t + ' ' + w), 1),
                  lexical_text: reduce(t = '', w IN terms | t + ' ' + w), lexical_length: size(terms),
                  ns_token: $ns_token, is_cue: false, is_smalltalk: false,
-                 window_embedding: [x IN v | x / vn]})
+                 embedding: [x IN v | x / vn]})
 RETURN count(u) AS created

@@ -93,7 +93,7 @@ def test_unit_rows_give_every_property_a_unit_is_written_with() -> None:
     assert rows[0]["ns_token"] == text.namespace_token("a")
     assert rows[1]["is_smalltalk"] and rows[1]["is_cue"]
     assert rows[0]["window_text"] == "Mel: We hiked last Saturday!\nCaroline: Wow, cool!"
-    assert rows[1]["window_embedding"] == [0.3, 0.4]
+    assert rows[1]["embedding"] == [0.3, 0.4]
     with pytest.raises(Exception):
         unit_rows(turns, [[0.1, float("nan")], [0.3, 0.4]])
     with pytest.raises(Exception):
