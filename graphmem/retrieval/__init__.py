@@ -1,0 +1,14 @@
+"""Hybrid retrieval engine shared by the state (Event) and associative (Episode) memories.
+
+- :mod:`graphmem.retrieval.text`: pure text features of a unit (lexical text, analyzer, flags,
+  window texts);
+- :mod:`graphmem.retrieval.fusion`: the pure fusion rule (per-namespace BM25, min-max convex
+  fusion, cue-gated neighbour step);
+- :mod:`graphmem.retrieval.engine`: :class:`HybridSearch`, one Cypher query per round.
+
+See ``docs/retrieval.md``.
+"""
+
+from graphmem.retrieval.engine import Candidate, HybridSearch, unit_rows, window_texts
+
+__all__ = ["Candidate", "HybridSearch", "unit_rows", "window_texts"]

@@ -1,0 +1,146 @@
+"""Score fusion of the hybrid retrieval engine (pure: no I/O).
+
+For one question and one namespace, the engine's single Cypher query returns a bounded set S of
+units: the top-``LEXICAL_K`` full-text matches ∪ the top-``DENSE_K`` dense matches ∪ their session
+neighbours (one ``NEXT_TURN`` hop). For every unit i ∈ S:
+
+1. Lexical: Lucene-variant BM25 over the unit's analyzed terms with **per-namespace** statistics
+   (N = the namespace's unit count, avgdl = their mean length, df = matches of the term within the
+   namespace)::
+
+       l_i = Σ_{t ∈ q} idf(t) · tf(t,i)·(k1 + 1) / (tf(t,i) + k1·(1 − b + b·|i|/avgdl))
+       idf(t) = ln(1 + (N − df_t + 0.5) / (df_t + 0.5))
+
+2. Dense: d_i = cos(q, v_i), v_i the stored vector of the unit's window text (previous + this +
+   next turn of the session). A unit without a usable vector gets d̂_i = 0.
+3. Min-max normalise each over S (x̂ = (x − min_S x)/(max_S x − min_S x); 0 when flat) and fuse::
+
+       f_i = α·l̂_i + (1 − α)·d̂_i
+
+4. Neighbour step (cue-gated): a question or a short fragment passes its excess score to the turns
+   before and after it, where the answer or the context sits::
+
+       n_i = max_{j ∈ {prev(i), next(i)} ∩ S, cue_j} max(0, f_j − median_S f)
+       final_i = f_i + β·n_i
+
+Rank by ``final`` (ties by id). Every component is kept per unit.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+#: Lexical weight of the convex fusion (dense gets 1 − α). 0.45: the median of the three LoCoMo
+#: leave-one-conversation-out folds' choices (0.45 / 0.45 / 0.45 on the grid α ∈ 0.30..0.70 step 0.05,
+#: β ∈ {0.4, 0.6, 0.8}, bounded candidates K = 100; docs/retrieval.md). The optimum is flat between
+#: 0.40 and 0.50 (within one paired standard error, ≈ 0.6 pt); 0.30 costs 2 pt, 0.60 costs 1.5–3 pt.
+ALPHA = 0.45
+#: Neighbour weight. 0.8: the median of the fold choices (0.6 / 0.8 / 0.8). Flat between 0.6 and
+#: 0.8 (0.6 is −0.25 pt); 0.4 costs 1–2 pt and removing the step 7 pt (first study).
+BETA = 0.8
+#: BM25 term-frequency saturation (Lucene / bm25s default; the baseline it is compared with).
+K1 = 1.5
+#: BM25 length normalisation (Lucene / bm25s default).
+B = 0.75
+
+
+@dataclass(frozen=True)
+class FusionParams:
+    """The few named parameters of the fusion (defaults = the module constants above)."""
+
+    alpha: float = ALPHA
+    beta: float = BETA
+    k1: float = K1
+    b: float = B
+
+
+def idf(df: int, n: int) -> float:
+    """Lucene BM25 idf: ``ln(1 + (N − df + 0.5)/(df + 0.5))`` (always > 0)."""
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def bm25(query_terms: Sequence[str], doc_terms: Sequence[str], df: Mapping[str, int], n: int,
+         avg_length: float, k1: float = K1, b: float = B) -> float:
+    """BM25 of one document (its analyzed terms) for a query (analyzed terms, repeats counted),
+    with the collection statistics ``df`` (per term), ``n`` documents and ``avg_length``."""
+    if not doc_terms or n <= 0:
+        return 0.0
+    tf = Counter(doc_terms)
+    norm = k1 * (1.0 - b + b * len(doc_terms) / (avg_length if avg_length > 0 else 1.0))
+    score = 0.0
+    for t in query_terms:
+        c = tf.get(t, 0)
+        if c:
+            score += idf(min(df.get(t, 1), n), n) * c * (k1 + 1.0) / (c + norm)
+    return score
+
+
+def minmax(values: Sequence[float | None]) -> list[float]:
+    """Min-max normalisation over the non-None values; None and a flat list give 0."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return [0.0] * len(values)
+    lo, hi = min(present), max(present)
+    if hi <= lo:
+        return [0.0] * len(values)
+    return [0.0 if v is None else (v - lo) / (hi - lo) for v in values]
+
+
+@dataclass
+class UnitScore:
+    """The raw inputs of one unit in S."""
+
+    id: str
+    lexical: float
+    dense: float | None
+    is_cue: bool = False
+    prev_id: str | None = None
+    next_id: str | None = None
+
+
+@dataclass
+class Fused:
+    """One unit's score components and final score."""
+
+    id: str
+    lexical: float
+    dense: float | None
+    lexical_norm: float
+    dense_norm: float
+    fused: float
+    neighbour: float
+    final: float
+    neighbour_from: str | None = None
+    components: dict[str, float] = field(default_factory=dict)
+
+
+def fuse(units: Sequence[UnitScore], params: FusionParams = FusionParams()) -> list[Fused]:
+    """Fuse the units of S (see the module docstring); best first, ties by id."""
+    if not units:
+        return []
+    ln = minmax([u.lexical for u in units])
+    dn = minmax([u.dense for u in units])
+    f = {u.id: params.alpha * a + (1.0 - params.alpha) * d for u, a, d in zip(units, ln, dn)}
+    median = statistics.median(f.values())
+    cue = {u.id: u.is_cue for u in units}
+    out = []
+    for u, a, d in zip(units, ln, dn):
+        best, source = 0.0, None
+        for j in (u.prev_id, u.next_id):
+            if j is not None and j in f and cue[j]:
+                excess = f[j] - median
+                if excess > best:
+                    best, source = excess, j
+        neighbour = params.beta * best
+        final = f[u.id] + neighbour
+        out.append(Fused(id=u.id, lexical=u.lexical, dense=u.dense, lexical_norm=a, dense_norm=d,
+                         fused=f[u.id], neighbour=neighbour, final=final, neighbour_from=source,
+                         components={"lexical": u.lexical, "dense": u.dense if u.dense is not None
+                                     else float("nan"), "lexical_norm": a, "dense_norm": d,
+                                     "fused": f[u.id], "neighbour": neighbour, "final": final}))
+    out.sort(key=lambda x: (-x.final, x.id))
+    return out

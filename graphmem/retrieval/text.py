@@ -1,0 +1,213 @@
+"""Text features of a retrieval unit (pure: no I/O).
+
+A *unit* is one conversation turn (state memory ``Event``, associative memory ``Episode``) or, in
+document collections, one sentence whose "session" is its paragraph and whose "speaker" is the
+paragraph title. For every unit the engine stores:
+
+- ``lexical_text``: ``"speaker: text [shares caption] (on 7 May 2023)"`` -- the human-readable text the
+  lexical side scores; every relative time expression ("yesterday", "last Saturday", "two weekends
+  ago", "next month", ...) is resolved against the unit's own timestamp (the session date) and
+  appended as ``(on <date>)`` so that a question naming the absolute date matches it;
+- ``lexical_terms``: :func:`analyze` of ``lexical_text`` joined by single spaces. The full-text index
+  uses Lucene's ``whitespace`` analyzer on this property, so the tokens Lucene matches are *exactly*
+  the tokens :func:`analyze` produces for a question (no second analyzer to keep in sync);
+- ``ns_token``: :func:`namespace_token`, a single opaque token per namespace, indexed in the same
+  full-text index and required by every lexical query (``+ns_token:...``);
+- ``is_cue`` (:func:`is_cue`) and ``is_smalltalk`` (:func:`is_smalltalk`);
+- the window text (:func:`window_texts`) as the input of the stored dense vector.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime, timedelta
+from typing import Any
+
+#: Lucene's English stop list (``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET``, 33 words), as bm25s uses.
+STOPWORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their "
+    "then there these they this to was will with".split()
+)
+#: A token: two or more Unicode word characters (single letters and digits carry no signal).
+_TOKEN = re.compile(r"(?u)\b\w\w+\b")
+#: Cue units (questions and short fragments) pass score to their session neighbours.
+CUE_MAX_WORDS = 8
+#: Words that carry no content in chat (greetings, thanks, interjections): a short turn made only
+#: of these (plus stop words and the speaker's name) is small talk.
+PHATIC = frozenset(
+    "hi hey hello hiya yo bye goodbye goodnight night morning thanks thank thx ty cheers welcome wow "
+    "cool nice great awesome amazing sweet lovely yes yeah yep yup ok okay sure right totally "
+    "definitely absolutely haha lol hehe oh ah um hmm you your me my we our so too very really "
+    "just good glad happy same here sounds sound see talk later soon care take catch up again".split()
+)
+#: Marker for "no term": an analyzed token that never occurs (analyze() lowercases, this has
+#: uppercase), so a query with no terms matches nothing instead of failing to parse.
+NO_TERM = "NOTERM"
+
+
+def analyze(text: str) -> list[str]:
+    """The lexical tokens of ``text``: lowercase ``\\w\\w+`` runs minus :data:`STOPWORDS`, in
+    order, repeats kept (a repeated query term counts repeatedly, as in bm25s)."""
+    return [w for w in _TOKEN.findall(text.lower()) if w not in STOPWORDS]
+
+
+def namespace_token(namespace: str) -> str:
+    """One lowercase alphanumeric token identifying ``namespace`` in the full-text index.
+
+    A hash, so any namespace string (spaces, punctuation, Unicode) becomes one whitespace-free
+    token that the query parser needs no escaping for; 96 bits make collisions negligible.
+    """
+    return "ns" + hashlib.sha256(namespace.encode("utf-8")).hexdigest()[:24]
+
+
+def lucene_query(ns_token: str, terms: Sequence[str], max_terms: int = 64) -> str:
+    """The full-text query of a question: the namespace token required, any term optional.
+
+    ``+ns_token:<tok> +(lexical_terms:a lexical_terms:b ...)``. Terms come from :func:`analyze`
+    (``\\w`` characters only, lowercase), so none is a query-syntax character or operator. At most
+    ``max_terms`` distinct terms (Lucene caps boolean clauses at 1024).
+    """
+    unique = list(dict.fromkeys(terms))[:max_terms] or [NO_TERM]
+    return f"+ns_token:{ns_token} +(" + " ".join(f"lexical_terms:{t}" for t in unique) + ")"
+
+
+# ----------------------------------------------------------------------------- relative dates
+_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+        "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "couple of": 2,
+        "a couple": 2, "a few": 3, "few": 3, "several": 3}
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_NUMRE = "|".join(sorted((re.escape(k) for k in _NUM), key=len, reverse=True)) + r"|\d+"
+
+
+def _day(d: date) -> str:
+    return f"{d.day} {d:%B} {d.year}"
+
+
+def _month(d: date) -> str:
+    return f"{d:%B} {d.year}"
+
+
+def _add_months(d: date, n: int) -> date:
+    m = d.month - 1 + n
+    return date(d.year + m // 12, m % 12 + 1, 1)
+
+
+def resolve_dates(text: str, when: date | datetime | None) -> list[str]:
+    """Absolute date phrases for the relative time expressions in ``text``, anchored at ``when``
+    (the session date). Output like ``"7 May 2023"``, ``"week of 1 May 2023"``, ``"April 2023"``,
+    ``"2022"``; in text order of the rules below, duplicates removed; ``[]`` when ``when`` is None.
+
+    Covered: yesterday / last night, today / tonight / this morning|afternoon|evening, tomorrow,
+    last|this past <weekday>, next <weekday>, last|past|this past weekend, next weekend,
+    last / next week, last / next month, last / next year, and
+    "<n|a|one..ten|a couple of|a few|several> days|weeks|weekends|months|years ago".
+    """
+    if when is None:
+        return []
+    day = when.date() if isinstance(when, datetime) else when
+    t = text.lower()
+    out: list[str] = []
+    if re.search(r"\b(yesterday|last night)\b", t):
+        out.append(_day(day - timedelta(days=1)))
+    if re.search(r"\b(today|tonight|this morning|this afternoon|this evening)\b", t):
+        out.append(_day(day))
+    if re.search(r"\btomorrow\b", t):
+        out.append(_day(day + timedelta(days=1)))
+    for m in re.finditer(r"\b(?:last|this past) (" + "|".join(_WEEKDAYS) + r")\b", t):
+        back = (day.weekday() - _WEEKDAYS.index(m.group(1))) % 7 or 7
+        out.append(_day(day - timedelta(days=back)))
+    for m in re.finditer(r"\bnext (" + "|".join(_WEEKDAYS) + r")\b", t):
+        ahead = (_WEEKDAYS.index(m.group(1)) - day.weekday()) % 7 or 7
+        out.append(_day(day + timedelta(days=ahead)))
+    if re.search(r"\b(last|this past|past) weekend\b", t):
+        back = (day.weekday() - 5) % 7 or 7
+        out.append(_day(day - timedelta(days=back)))
+    if re.search(r"\bnext weekend\b", t):
+        ahead = (5 - day.weekday()) % 7 or 7
+        out.append(_day(day + timedelta(days=ahead)))
+    if re.search(r"\blast week\b", t):
+        out.append("week of " + _day(day - timedelta(days=7)))
+    if re.search(r"\bnext week\b", t):
+        out.append("week of " + _day(day + timedelta(days=7)))
+    if re.search(r"\blast month\b", t):
+        out.append(_month(_add_months(day, -1)))
+    if re.search(r"\bnext month\b", t):
+        out.append(_month(_add_months(day, 1)))
+    if re.search(r"\blast year\b", t):
+        out.append(str(day.year - 1))
+    if re.search(r"\bnext year\b", t):
+        out.append(str(day.year + 1))
+    for m in re.finditer(r"\b(" + _NUMRE + r") (day|week|weekend|month|year)s? ago\b", t):
+        n = _NUM.get(m.group(1)) or int(m.group(1))
+        unit = m.group(2)
+        if unit == "day":
+            out.append(_day(day - timedelta(days=n)))
+        elif unit in ("week", "weekend"):
+            out.append("week of " + _day(day - timedelta(days=7 * n)))
+        elif unit == "month":
+            out.append(_month(_add_months(day, -n)))
+        else:
+            out.append(str(day.year - n))
+    return list(dict.fromkeys(out))
+
+
+# ----------------------------------------------------------------------------- unit features
+def _get(turn: Any, name: str, default: Any = None) -> Any:
+    if isinstance(turn, Mapping):
+        return turn.get(name, default)
+    return getattr(turn, name, default)
+
+
+def base_text(speaker: str | None, text: str, caption: str | None = None) -> str:
+    """``"speaker: text [shares caption]"`` (the caption only when not already in ``text``)."""
+    body = text.strip()
+    if caption and f"[shares {caption}]" not in body:
+        body = f"{body} [shares {caption}]"
+    return f"{speaker}: {body}" if speaker else body
+
+
+def lexical_text(speaker: str | None, text: str, when: date | datetime | None = None,
+                 caption: str | None = None) -> str:
+    """The unit's lexical text: :func:`base_text` plus ``" (on <date>)"`` per resolved date."""
+    return base_text(speaker, text, caption) + "".join(f" (on {d})" for d in resolve_dates(text, when))
+
+
+def word_count(text: str) -> int:
+    return len(text.split())
+
+
+def is_cue(text: str) -> bool:
+    """A question (contains ``?``) or a short fragment (≤ :data:`CUE_MAX_WORDS` words): in dialogue
+    the answer sits in the turn after a question, and a fragment's meaning in its neighbours."""
+    return "?" in text or word_count(text) <= CUE_MAX_WORDS
+
+
+def is_smalltalk(text: str, speaker: str | None = None) -> bool:
+    """A short turn (≤ :data:`CUE_MAX_WORDS` words) with no content word: every token is a stop
+    word, a :data:`PHATIC` word or part of the speaker's name ("Thanks, Mel!", "Wow, cool!").
+    Stored as a flag; the fusion gives it weight 0 (the study found the penalty to be noise)."""
+    if word_count(text) > CUE_MAX_WORDS:
+        return False
+    names = set(analyze(speaker or ""))
+    return all(w in PHATIC or w in names for w in analyze(text))
+
+
+def turn_base_text(turn: Any) -> str:
+    """``"speaker: text"`` of a turn (a :class:`graphmem.conversation.Turn` or a dict)."""
+    return base_text(_get(turn, "speaker"), _get(turn, "text"), _get(turn, "caption"))
+
+
+def window_texts(turns: Sequence[Any], before: int = 1, after: int = 1) -> list[str]:
+    """The dense-embedding input of every turn: the ``"speaker: text"`` lines of the ``before``
+    previous, this and the ``after`` next turns *of the same session* (``turns`` in conversation
+    order; a turn without ``session`` is in session ``"default"``)."""
+    out = []
+    n = len(turns)
+    for i, turn in enumerate(turns):
+        session = _get(turn, "session", "default")
+        lines = [turn_base_text(turns[j]) for j in range(i - before, i + after + 1)
+                 if 0 <= j < n and _get(turns[j], "session", "default") == session]
+        out.append("\n".join(lines))
+    return out
