@@ -35,7 +35,7 @@ def episodes_of(conversation: Any) -> list[EpisodeInput]:
                 text=turn.text,
                 occurred_at=turn.timestamp,
                 session=str(turn.session),
-                position=max(turn.position, i),
+                position=max(getattr(turn, "position", 0), i),
             ))
         except PydanticValidationError as exc:
             error = exc.errors()[0]
