@@ -60,7 +60,8 @@ def main() -> None:
 
     with GraphMemory.from_settings(namespace=args.namespace, migrate=True) as mem:
         history = GraphmemChatMessageHistory(mem, conversation_id="chat-1")
-        tools = {t.name: t for t in memory_tools(mem, conversation_id="chat-1")}
+        # facts the agent chooses to remember go to a notes conversation beside the chat
+        tools = {t.name: t for t in memory_tools(mem, conversation_id="chat-1-notes")}
         model = scripted_model()
         task = "Remember the user's morning drink and answer from memory"
         for text in ("I drink coffee every morning, no sugar.", "What do I drink in the morning?"):

@@ -99,3 +99,49 @@ def test_associative_resumes_per_turn(runner, embedder, namespace, locomo):
     assert counts["Episode"] == 24 and counts["NEXT_EPISODE"] == 23
     third = mem.associative.ingest([whole])
     assert not third.created.get("Episode") and third.skipped == {"turn": 24}
+
+
+def test_langchain_history_tools_feedback_and_example_loop(runner, embedder, namespace):
+    import asyncio
+    import importlib.util
+    from pathlib import Path
+
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from graphmem.langchain import GraphmemChatMessageHistory, memory_tools
+
+    mem = GraphMemory(runner, embedder, namespace)
+    history = GraphmemChatMessageHistory(mem, conversation_id="chat")
+    history.add_messages([HumanMessage("I moved to Lyon last week.", id="h1"),
+                          AIMessage("", tool_calls=[{"name": "recall", "args": {}, "id": "x"}]),
+                          AIMessage("Lyon is lovely.", id="a1")])
+    asyncio.run(history.aadd_messages([HumanMessage("My cat is called Pixel.", id="h2")]))
+    got = history.messages
+    assert [(type(m).__name__, m.id) for m in got] == [
+        ("HumanMessage", "h1"), ("AIMessage", "a1"), ("HumanMessage", "h2")]
+    with pytest.raises(NotImplementedError, match="never deletes"):
+        history.clear()
+    remember, recall = memory_tools(mem, conversation_id="chat")
+    assert "remembered" in remember.invoke({"content": "I like jazz.", "message_id": "t1"})
+    assert remember.invoke({"content": "I like jazz.", "message_id": "t1"}) == "already remembered"
+    assert "Pixel" in recall.invoke({"query": "What is my cat called?", "k": 3})
+    assert "EmptyTextError" in recall.invoke({"query": "  ", "k": 3})
+
+    result = asyncio.run(mem.arecall("Where did I move?", k=3))
+    outcome = asyncio.run(mem.afeedback("tell the user where they moved", "resolved",
+                                        trajectory=["recall", "answer"], retrieved=result.items))
+    assert outcome.insight.created.get("Query") == 1
+    assert outcome.experience is not None and outcome.experience.created.get("Task") == 1
+    assert mem.experience.recall("tell the user where they moved", k=1).items
+
+    spec = importlib.util.spec_from_file_location(
+        "agent_loop", Path(__file__).resolve().parents[2] / "examples" / "agent_loop.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    tools = {t.name: t for t in memory_tools(mem, conversation_id="loop-notes")}
+    loop_history = GraphmemChatMessageHistory(mem, conversation_id="loop")
+    model = example.scripted_model()
+    example.turn(model, tools, loop_history, "I drink coffee every morning, no sugar.")
+    answer = example.turn(model, tools, loop_history, "What do I drink in the morning?")
+    assert "coffee" in answer
+    assert [m.type for m in loop_history.messages] == ["human", "ai", "human", "ai"]
