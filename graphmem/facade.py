@@ -69,6 +69,7 @@ class GraphMemory:
         self.llm = llm
         self._memories: dict[str, Memory] = {}
         self._last_message_time: dict[str, Any] = {}  # conversation -> latest message time
+        self._data_memories: tuple[float, list[str]] | None = None  # recall's default memories
 
     @classmethod
     def from_settings(

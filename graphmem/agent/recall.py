@@ -30,6 +30,9 @@ logger = logging.getLogger(__name__)
 
 #: Items asked of each memory per item returned.
 FETCH_FACTOR = 3
+#: Seconds a facade reuses its "which memories hold data" answer (writes through the facade's
+#: agent verbs reset it at once).
+DATA_CACHE_SECONDS = 30.0
 
 
 class FusedItem(RecallItem):
@@ -65,6 +68,17 @@ def memories_with_data(mem: GraphMemory, names: Sequence[str] | None = None) -> 
         if any(int(v) > 0 for label, v in counts.items() if label in labels):
             out.append(name)
     return out
+
+
+def _default_memories(mem: GraphMemory) -> list[str]:
+    """:func:`memories_with_data`, cached on the facade for :data:`DATA_CACHE_SECONDS`."""
+    cached = getattr(mem, "_data_memories", None)
+    now = time.monotonic()
+    if cached is not None and now - cached[0] < DATA_CACHE_SECONDS:
+        return list(cached[1])
+    names = memories_with_data(mem)
+    mem._data_memories = (now, names)
+    return names
 
 
 def fuse_results(results: Sequence[tuple[RecallResult, list[Document]]], k: int,
@@ -118,7 +132,7 @@ def fused_recall(mem: GraphMemory, query: str, k: int = 10, *,
             memories = [memories]
         for name in memories:
             memory_spec(name)
-    names = memories_with_data(mem, memories) if memories is None else list(memories)
+    names = _default_memories(mem) if memories is None else list(memories)
     fetch = min(MAX_K, FETCH_FACTOR * k)
     results: list[tuple[RecallResult, list[Document]]] = []
     rounds: list[Round] = []

@@ -77,6 +77,7 @@ def add_messages(mem: GraphMemory, messages: Any, *, conversation_id: str = "def
     reports = {}
     for name in names:
         reports[name] = mem.memory(name).ingest([conversation])
+    mem._data_memories = None
     mem._last_message_time[conversation_id] = max(
         t.timestamp for t in conversation.turns)
     logger.info("add %d messages to %s/%s: %s", len(parsed), mem.namespace, conversation_id,
@@ -158,6 +159,7 @@ def record_feedback(mem: GraphMemory, task: str, status: str, *, trajectory: Any
                if isinstance(r, str) or (isinstance(r, RecallItem) and r.memory == "insight")]
     result = mem.insight.feedback(task, status, _actions(built), ids)
     report = mem.experience.ingest([built]) if built is not None else None
+    mem._data_memories = None
     logger.info("feedback %s on %r: insight %s, experience %s", status, task[:60],
                 result.created, None if report is None else report.created)
     return TaskFeedback(insight=result, experience=report)
