@@ -12,18 +12,20 @@ time; nothing here names a memory except the typed properties of the four built-
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from graphmem.embeddings import Embedder, ValidatingEmbedder
 from graphmem.errors import InvalidInputError
 from graphmem.graph.indexes import check_vector_dimension
 from graphmem.graph.runner import QueryRunner
-from graphmem.memory import Memory, memory_names, memory_spec
+from graphmem.memory import IngestReport, Memory, RecallResult, memory_names, memory_spec
 from graphmem.names import validate_namespace
 
 if TYPE_CHECKING:
+    from graphmem.agent import FusedItem, TaskFeedback
     from graphmem.associative import AssociativeMemory
     from graphmem.experience import ExperienceMemory
     from graphmem.insight import InsightMemory
@@ -66,6 +68,8 @@ class GraphMemory:
         self.namespace = validate_namespace(namespace)
         self.llm = llm
         self._memories: dict[str, Memory] = {}
+        self._last_message_time: dict[str, Any] = {}  # conversation -> latest message time
+        self._data_memories: tuple[float, list[str]] | None = None  # recall's default memories
 
     @classmethod
     def from_settings(
@@ -128,6 +132,99 @@ class GraphMemory:
     def associative(self) -> AssociativeMemory:
         """Associative memory (MRAgent)."""
         return self.memory("associative")  # type: ignore[return-value]
+
+    # -- agent verbs --------------------------------------------------------------------------
+
+    def add(self, messages: Any, *, conversation_id: str = "default",
+            session_id: str | None = None,
+            memories: Sequence[str] = ("state", "associative")) -> dict[str, IngestReport]:
+        """Store chat messages as they arrive (online writes).
+
+        Args:
+            messages: one message or a list: dicts or :class:`graphmem.agent.Message` s with
+                ``role``/``speaker``, ``content``/``text``, optional ``id``, ``timestamp`` (ISO
+                8601 or datetime) and ``meta``; LangChain messages are accepted too.
+            conversation_id: the conversation they belong to.
+            session_id: optional session key (default ``"default"``).
+            memories: where to write (``"state"``, ``"associative"``).
+        Returns:
+            ``{memory: IngestReport}``. Messages keep their arrival order when timestamps tie or
+            are missing (a missing one takes the previous message's time). Idempotent per
+            message ``id``: re-adding stored ids creates nothing; a message without an id gets
+            one derived from its arrival, so give ids when you may re-send messages.
+        Raises:
+            InvalidInputError / EmptyTextError (before anything is written), ControllerError,
+            DatabaseError subclasses.
+        """
+        from graphmem.agent import add_messages
+
+        return add_messages(self, messages, conversation_id=conversation_id,
+                            session_id=session_id, memories=memories)
+
+    def recall(self, query: str, k: int = 10, *,
+               memories: Sequence[str] | None = None) -> RecallResult[FusedItem]:
+        """The ``k`` best items for ``query`` over several memories, fused by reciprocal rank
+        fusion (each memory asked for 3·k items; the same conversation turn found by two
+        memories is one item).
+
+        Args:
+            query: the question (non-empty). k: items returned (1..200).
+            memories: which memories (default: those holding data in this namespace).
+        Returns:
+            :class:`~graphmem.memory.RecallResult` of :class:`graphmem.agent.FusedItem`: each
+            item's ``memory`` and ``path`` come from its best-ranked occurrence, ``memories`` /
+            ``ranks`` list every memory that found it, ``score`` is the RRF score.
+        Raises:
+            EmptyTextError, InvalidInputError (k, unknown memory), the memories' own errors.
+        """
+        from graphmem.agent import fused_recall
+
+        return fused_recall(self, query, k, memories=memories)
+
+    def feedback(self, task: str, status: str, *, trajectory: Any = None,
+                 retrieved: Sequence[Any] | None = None) -> TaskFeedback:
+        """Record a task's outcome: insight memory's feedback and, with ``trajectory`` (an
+        experience ``Trajectory``, a dict of one, or a list of action strings), the task's
+        trajectory in experience memory (reward 1.0 resolved, 0.0 failed).
+
+        Args:
+            task: the task text. status: ``"resolved"`` or ``"failed"``.
+            retrieved: insight ids or recall items used for the task (None: insight memory
+                recalls them itself).
+        Raises:
+            EmptyTextError, InvalidInputError, TrajectoryError (before anything is written).
+        """
+        from graphmem.agent import record_feedback
+
+        return record_feedback(self, task, status, trajectory=trajectory, retrieved=retrieved)
+
+    async def aadd(self, messages: Any, **options: Any) -> dict[str, IngestReport]:
+        """``await``-able :meth:`add` (same arguments) in a worker thread."""
+        return await asyncio.to_thread(lambda: self.add(messages, **options))
+
+    async def arecall(self, query: str, k: int = 10, **options: Any) -> RecallResult[FusedItem]:
+        """``await``-able :meth:`recall` in a worker thread."""
+        return await asyncio.to_thread(lambda: self.recall(query, k, **options))
+
+    async def afeedback(self, task: str, status: str, **options: Any) -> TaskFeedback:
+        """``await``-able :meth:`feedback` in a worker thread."""
+        return await asyncio.to_thread(lambda: self.feedback(task, status, **options))
+
+    def messages(self, conversation_id: str = "default", *, limit: int = 10_000,
+                 skip: int = 0) -> list[dict[str, Any]]:
+        """The stored messages of a conversation in conversation order (state memory's
+        events: ``id``, ``text``, ``speaker``, ``session``, ``source_ids``, ``occurred_at``,
+        ``seq``), at most ``limit`` from ``skip``.
+
+        Raises:
+            InvalidInputError: limit / skip out of range.
+        """
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise InvalidInputError(f"limit must be a positive integer, got {limit!r}")
+        if isinstance(skip, bool) or not isinstance(skip, int) or skip < 0:
+            raise InvalidInputError(f"skip must be a non-negative integer, got {skip!r}")
+        return self.runner.read("state/conversation_events", namespace=self.namespace,
+                                conversation=conversation_id, skip=skip, limit=limit)
 
     # -- tenants ------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-// description: evidence-based state update of one topic (EMIR2 SEMG): initial, confirm (evidence edge), change (new State, CURRENT_STATE moved, old closed with valid_to), history (late evidence inserted before the current state), conflict (kept side by side, flagged); one statement under the topic lock
+// description: evidence-based state update of one topic (EMIR2 SEMG): initial, confirm (evidence edge), change (new State, CURRENT_STATE moved, old closed with valid_to), history (late evidence inserted before the current state), conflict (kept side by side, flagged); one statement under the topic lock. Order is event time, ties in arrival order: a later update on the same day or in the same session is a change; a conflict is an immutable fact contradicted, or two sessions asserting different values for the very same instant
 // params: namespace, topic_id, event_id, state, confirm_threshold
 // returns: relation, state_id
 // mode: write
@@ -17,7 +17,7 @@ WITH t, ev, cur, vf,
     WHEN cur.value = $state.value THEN 'confirm'
     WHEN 2 * vector.similarity.cosine(cur.embedding, $state.embedding) - 1 >= $confirm_threshold THEN 'confirm'
     WHEN NOT $state.mutable OR NOT coalesce(cur.mutable, true) THEN 'conflict'
-    WHEN date(vf) = date(cur.valid_from) THEN 'conflict'
+    WHEN vf = cur.valid_from AND cur.session IS NOT NULL AND cur.session <> ev.session THEN 'conflict'
     WHEN vf < cur.valid_from THEN 'history'
     ELSE 'change'
   END AS relation
@@ -35,7 +35,8 @@ CALL {
                 s.content = $state.content, s.value = $state.value, s.condition = $state.condition,
                 s.subject = $state.subject, s.mutable = $state.mutable, s.valid_from = vf,
                 s.embedding = $state.embedding, s.conflict = (relation = 'conflict'),
-                s.evidence_count = 1, s.topic_id = t.id, s.created_at = datetime()
+                s.evidence_count = 1, s.topic_id = t.id, s.created_at = datetime(),
+                s.session = ev.session
   MERGE (s)-[:SUPPORTED_BY]->(t)
   MERGE (s)-[:EVIDENCED_BY]->(ev)
 }

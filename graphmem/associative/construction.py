@@ -35,7 +35,7 @@ def episodes_of(conversation: Any) -> list[EpisodeInput]:
                 text=turn.text,
                 occurred_at=turn.timestamp,
                 session=str(turn.session),
-                position=i,
+                position=max(getattr(turn, "position", 0), i),
             ))
         except PydanticValidationError as exc:
             error = exc.errors()[0]
@@ -46,7 +46,8 @@ def episodes_of(conversation: Any) -> list[EpisodeInput]:
 
 
 def build_rows(episodes: list[EpisodeInput], extractor: Any, embedder: Embedder, namespace: str,
-               key_phrases: Any) -> dict[str, list[dict]]:
+               key_phrases: Any, *, theme_scope: str | None = None, min_theme_episodes: int = 1,
+               ) -> dict[str, list[dict]]:
     """The rows of one conversation's Cue–Tag–Content graph (MRAgent §3, construction): episodes
     with embeddings, NEXT_EPISODE pairs, cues, tags (HAS_TAG), cue-tag-content triples
     (LEADS_TO to episodes and semantic units), semantic units (DERIVED_FROM) and themes (GROUPS).
@@ -57,6 +58,9 @@ def build_rows(episodes: list[EpisodeInput], extractor: Any, embedder: Embedder,
         embedder: the text embedder.
         namespace: the tenant (ids are ``node_id(namespace, ...)``).
         key_phrases: ``key_phrases(texts, n)`` naming themes.
+        theme_scope: extra id part of the themes (None: the conversation's themes; an
+            incremental batch passes its first source id so its themes do not overwrite them).
+        min_theme_episodes: fewer episodes than this make no themes (one-message adds).
     Returns:
         ``{"episodes", "timeline", "cues", "tags", "episode_links", "semantic_units",
         "semantic_links", "themes"}`` lists of query rows.
@@ -107,10 +111,12 @@ def build_rows(episodes: list[EpisodeInput], extractor: Any, embedder: Embedder,
     for i, row in enumerate(cue_rows + tag_rows + semantic):
         row["embedding"] = vecs[i].tolist()
 
-    themes = group_themes(episode_vecs, [e.text for e in episodes], key_phrases)
+    themes = (group_themes(episode_vecs, [e.text for e in episodes], key_phrases)
+              if len(episodes) >= min_theme_episodes else [])
     conv_id = episodes[0].conversation_id
+    scope = (conv_id,) if theme_scope is None else (conv_id, theme_scope)
     theme_rows = [
-        {"id": node_id(ns, "theme", conv_id, t.index), "name": t.name,
+        {"id": node_id(ns, "theme", *scope, t.index), "name": t.name,
          "conversation_id": conv_id, "embedding": t.centroid,
          "episode_ids": [episode_ids[i] for i in t.members]}
         for t in themes

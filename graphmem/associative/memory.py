@@ -49,6 +49,8 @@ RELATIONSHIP_KEYS = {"HAS_TAG": "has_tag", "LEADS_TO": "leads_to",
                      "GROUPS": "groups"}
 #: Turns per progress report (a conversation is one transaction).
 PROGRESS_CHUNK = 25
+#: An incremental batch (a resumed ingest, an agent's ``add``) smaller than this makes no themes.
+MIN_THEME_EPISODES = 10
 
 
 class AssociativeMemory(Memory[AssociativeItem]):
@@ -92,9 +94,10 @@ class AssociativeMemory(Memory[AssociativeItem]):
                progress: Progress | None = None) -> IngestReport:
         """Build the graph of each conversation (MRAgent §3); one transaction per conversation.
 
-        Every input is validated before anything is written. Ids are deterministic; a
-        conversation whose turns are all stored already is skipped, so a repeated ingest
-        creates nothing.
+        Every input is validated before anything is written. Ids are deterministic; turns
+        already stored are skipped one by one (a repeated ingest creates nothing, a resumed one
+        builds only the missing turns), and a new first turn is chained after the
+        conversation's latest stored episode (incremental adds).
 
         Args:
             conversations: :class:`graphmem.conversations.Conversation` s.
@@ -126,17 +129,17 @@ class AssociativeMemory(Memory[AssociativeItem]):
                    for e in episodes]
             stored = self.store.existing_episode_ids(ids)
             report.add_skipped("turn", len(stored))
-            if len(stored) < len(ids):
-                rows = build_rows(episodes, extractor, self.embedder, self.namespace,
-                                  self.heuristic.key_phrases)
+            missing = [i for i, eid in enumerate(ids) if eid not in stored]
+            if missing:
+                rows = self._rows_for_missing(episodes, ids, missing, stored, extractor)
                 created = self.store.write_graph(**rows)
                 report.add_created(created)
                 report.details["conversations"] += 1
                 report.details["cue_tag_content_triples"] += (len(rows["episode_links"])
                                                               + len(rows["semantic_links"]))
                 report.details["semantic_unit_rows"] += len(rows["semantic_units"])
-                logger.info("associative ingest %s: %d turns, created %s, %.2f s",
-                            episodes[0].conversation_id, len(episodes), created,
+                logger.info("associative ingest %s: %d turns (%d new), created %s, %.2f s",
+                            episodes[0].conversation_id, len(episodes), len(missing), created,
                             time.monotonic() - conv_began)
             if progress is not None:
                 for start in range(0, len(episodes), PROGRESS_CHUNK):
@@ -145,6 +148,34 @@ class AssociativeMemory(Memory[AssociativeItem]):
         report.seconds = round(time.monotonic() - began, 3)
         report.llm_usage = self._account(usage)
         return report
+
+    def _rows_for_missing(self, episodes: list[Any], ids: list[str], missing: list[int],
+                          stored: set[str], extractor: Any) -> dict[str, list[dict]]:
+        """Rows of the episodes not stored yet (a resumed or incremental ingest processes only
+        those). The timeline links each new episode to its predecessor in the input, and the
+        first input episode, when new, to the conversation's latest stored episode before it
+        (an incremental add). A batch that is not the whole conversation gets themes of its own
+        (ids scoped by its first source id), and none under :data:`MIN_THEME_EPISODES`."""
+        new = [episodes[i] for i in missing]
+        whole = not stored and missing[0] == 0
+        tail = None
+        if missing[0] == 0:
+            tail = self.store_last_episode(episodes[0].conversation_id, episodes[0].position)
+            whole = whole and tail is None
+        rows = build_rows(new, extractor, self.embedder, self.namespace, self.heuristic.key_phrases,
+                          theme_scope=None if whole else new[0].source_id,
+                          min_theme_episodes=1 if whole else MIN_THEME_EPISODES)
+        pairs = [{"previous": ids[i - 1], "next": ids[i]} for i in missing if i > 0]
+        if tail is not None:
+            pairs.insert(0, {"previous": tail, "next": ids[0]})
+        rows["timeline"] = pairs
+        return rows
+
+    def store_last_episode(self, conversation_id: str, before: int) -> str | None:
+        """Id of the conversation's latest stored Episode positioned before ``before``, or None."""
+        rows = self.runner.read("associative/last_episode", namespace=self.namespace,
+                                conversation_id=conversation_id, before=before)
+        return rows[0]["id"] if rows else None
 
     def counts(self) -> dict[str, int]:
         """Node counts by label (``Cue``, ``Tag``, ``Episode``, ``SemanticUnit``, ``Theme``) and

@@ -41,6 +41,7 @@ app.add_typer(neo4j_app, name="neo4j")
 COMMAND_MODULES: dict[str, str] = {
     "eval": "graphmem.cli.eval",
     "bench": "graphmem.cli.bench",
+    "mcp": "graphmem.cli.mcp",
 }
 
 

@@ -1,0 +1,178 @@
+"""An MCP server over graphmem (the official ``mcp`` Python SDK; ``pip install graphmem[mcp]``).
+
+    graphmem mcp -n my-agent          # serves over stdio
+
+Tools (one namespace per server, fixed at start):
+
+- ``remember(content, role="user", message_id=None, conversation_id="default", timestamp=None)``:
+  store one message (state and associative memory); idempotent per ``message_id``;
+- ``recall(query, k=5)``: the fused recall over the memories holding data;
+- ``recall_state(query, k=5)``: state memory only (current / past states with validity);
+- ``feedback(task, status, trajectory=None)``: a task's outcome (``resolved`` / ``failed``) and
+  optionally its actions;
+- ``recall_experience(task, k=3)``: past tasks similar to ``task`` with their decisions.
+
+Every result is a JSON object. Bad input and graphmem's typed errors come back as MCP tool
+errors carrying the message. The facade (Neo4j connection and embedding model) is opened on
+the first call and kept for the server's life.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+from graphmem.errors import ConfigurationError, GraphmemError
+from graphmem.names import validate_namespace
+
+if TYPE_CHECKING:
+    from graphmem.facade import GraphMemory
+
+logger = logging.getLogger(__name__)
+
+#: The tools the server exposes.
+TOOL_NAMES = ("remember", "recall", "recall_state", "feedback", "recall_experience")
+
+
+def _sdk() -> tuple[type, type[Exception]]:
+    """The SDK's server class and tool error (``MCPServer`` in mcp 2, ``FastMCP`` in mcp 1)."""
+    try:
+        from mcp.server.mcpserver import MCPServer
+        from mcp.server.mcpserver.exceptions import ToolError
+        return MCPServer, ToolError
+    except ImportError:
+        pass
+    try:
+        from mcp.server.fastmcp import FastMCP
+        from mcp.server.fastmcp.exceptions import ToolError
+        return FastMCP, ToolError
+    except ImportError as exc:
+        raise ConfigurationError("the MCP server needs the 'mcp' package: "
+                                 "pip install 'graphmem[mcp]'") from exc
+
+
+def _item(item: Any) -> dict[str, Any]:
+    data = item.model_dump(mode="json", exclude={"metadata", "node_ids"})
+    data["path"] = [f"{s['action']}->{s['node']}:{s['id']}" for s in data.get("path", [])]
+    return data
+
+
+class MemoryHolder:
+    """Opens the facade once (thread-safe) and keeps it: the connection and the embedding model
+    are loaded on first use and reused by every call."""
+
+    def __init__(self, namespace: str, opener: Callable[[str], GraphMemory] | None = None):
+        self.namespace = validate_namespace(namespace)
+        self._opener = opener
+        self._memory: GraphMemory | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> GraphMemory:
+        with self._lock:
+            if self._memory is None:
+                if self._opener is not None:
+                    self._memory = self._opener(self.namespace)
+                else:
+                    from graphmem.facade import GraphMemory
+
+                    self._memory = GraphMemory.from_settings(namespace=self.namespace,
+                                                             migrate=True)
+                logger.info("mcp: opened namespace %r", self.namespace)
+            return self._memory
+
+    def close(self) -> None:
+        with self._lock:
+            if self._memory is not None:
+                self._memory.close()
+                self._memory = None
+
+
+def build_server(namespace: str, opener: Callable[[str], GraphMemory] | None = None) -> Any:
+    """The MCP server object (not started) for ``namespace``.
+
+    Raises:
+        InvalidInputError: a bad namespace. ConfigurationError: the ``mcp`` package is missing.
+    """
+    server_cls, tool_error = _sdk()
+    holder = MemoryHolder(namespace, opener)
+    server = server_cls("graphmem", instructions=(
+        f"Long-term graph memory (namespace {holder.namespace!r}). Call remember for facts "
+        "worth keeping, recall before answering, feedback when a task ends."))
+
+    async def call(fn: Callable[[GraphMemory], Any]) -> Any:
+        try:
+            return await asyncio.to_thread(lambda: fn(holder.get()))
+        except GraphmemError as exc:
+            logger.info("mcp tool error: %s: %s", type(exc).__name__, exc)
+            raise tool_error(f"{type(exc).__name__}: {exc}") from exc
+
+    @server.tool(description="Store one message in long-term memory; give message_id to make "
+                             "re-sending it a no-op. timestamp: ISO 8601 (default: now).")
+    async def remember(content: str, role: str = "user", message_id: str | None = None,
+                       conversation_id: str = "default",
+                       timestamp: str | None = None) -> dict[str, Any]:
+        message = {"role": role, "content": content, "id": message_id, "timestamp": timestamp}
+
+        def run(mem: GraphMemory) -> dict[str, Any]:
+            reports = mem.add([message], conversation_id=conversation_id)
+            return {"conversation_id": conversation_id,
+                    "created": {n: r.created for n, r in reports.items()},
+                    "skipped": {n: r.skipped for n, r in reports.items()}}
+        return await call(run)
+
+    @server.tool(description="Recall what memory holds about a query: items best first, each "
+                             "with the memory and graph path that found it and its source ids.")
+    async def recall(query: str, k: int = 5) -> dict[str, Any]:
+        def run(mem: GraphMemory) -> dict[str, Any]:
+            result = mem.recall(query, k)
+            return {"query": query, "items": [_item(i) for i in result.items]}
+        return await call(run)
+
+    @server.tool(description="Recall states (what is true now, what was true before) and the "
+                             "events behind them from state memory.")
+    async def recall_state(query: str, k: int = 5) -> dict[str, Any]:
+        def run(mem: GraphMemory) -> dict[str, Any]:
+            result = mem.state.recall(query, k)
+            return {"query": query, "items": [_item(i) for i in result.items]}
+        return await call(run)
+
+    @server.tool(description="Report how a task ended (status resolved or failed), optionally "
+                             "with the actions taken, so later tasks learn from it.")
+    async def feedback(task: str, status: Literal["resolved", "failed"],
+                       trajectory: list[str] | None = None) -> dict[str, Any]:
+        def run(mem: GraphMemory) -> dict[str, Any]:
+            outcome = mem.feedback(task, status, trajectory=trajectory)
+            insight = outcome.insight
+            return {"task": task, "status": status, "insight_created": insight.created,
+                    "added_insight_id": insight.added_insight_id,
+                    "experience_created": None if outcome.experience is None
+                    else outcome.experience.created}
+        return await call(run)
+
+    @server.tool(description="Recall past tasks similar to a task, with the decisions and "
+                             "insights learned from them.")
+    async def recall_experience(task: str, k: int = 3) -> dict[str, Any]:
+        def run(mem: GraphMemory) -> dict[str, Any]:
+            result = mem.experience.recall(task, k)
+            return {"task": task, "items": [_item(i) for i in result.items]}
+        return await call(run)
+
+    server._graphmem_holder = holder  # for closing and for tests
+    return server
+
+
+def serve(namespace: str) -> None:
+    """Serve ``namespace`` over stdio until the client disconnects.
+
+    Raises:
+        InvalidInputError: a bad namespace. ConfigurationError: ``mcp`` is not installed.
+    """
+    server = build_server(namespace)
+    logger.info("mcp: serving namespace %r over stdio (tools: %s)", namespace, ", ".join(TOOL_NAMES))
+    try:
+        server.run("stdio")
+    finally:
+        server._graphmem_holder.close()
