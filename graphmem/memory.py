@@ -212,7 +212,8 @@ class Memory(ABC, Generic[ItemT], LLMAccounting):
 
     Args:
         runner: the query runner of a migrated database.
-        embedder: the text embedder (``(n, d) float32`` unit rows, ``d`` = the vector indexes').
+        embedder: the text embedder (``(n, d) float32`` unit rows, ``d`` = the vector indexes');
+            wrapped in :class:`~graphmem.embeddings.ValidatingEmbedder` unless it already is.
         namespace: tenant scope of every read and write.
         llm: optional langchain-core ``BaseChatModel``; None runs the heuristic controllers.
     Raises:
@@ -223,8 +224,14 @@ class Memory(ABC, Generic[ItemT], LLMAccounting):
 
     def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str = "default",
                  llm: Any | None = None):
+        from graphmem.embeddings import ValidatingEmbedder
+
         self.runner = runner
-        self.embedder = embedder
+        #: the embedder, wrapped once in :class:`~graphmem.embeddings.ValidatingEmbedder` (a
+        #: wrapped one is kept as is), so a memory built directly refuses NaN, all-zero or
+        #: wrong-width vectors just as one built by ``GraphMemory``.
+        self.embedder = (embedder if embedder is None or isinstance(embedder, ValidatingEmbedder)
+                         else ValidatingEmbedder(embedder))
         self.namespace = validate_namespace(namespace)
         self.llm = llm
 

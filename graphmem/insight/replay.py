@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import BaseModel, Field
 
+from graphmem.embeddings import validate_vectors
+from graphmem.errors import InvalidInputError
 from graphmem.insight.datasets import ReplayTask, load_tasks, outcome_source
 from graphmem.insight.memory import InsightMemory
 from graphmem.insight.models import OperationSet
@@ -111,8 +113,14 @@ def replay(
     items = list(tasks) if tasks is not None else load_tasks(dataset, limit, data_root)
     if tasks is not None and limit is not None:
         items = items[:limit]
-    vectors = (embeddings[: len(items)] if embeddings is not None
-               else memory.embedder.embed_documents([t.query for t in items]))
+    if embeddings is not None:
+        vectors = validate_vectors(embeddings, memory.embedder.dimension, "replay embeddings")
+        if len(vectors) < len(items):
+            raise InvalidInputError(f"replay embeddings: {len(vectors)} rows for {len(items)} "
+                                    f"tasks")
+        vectors = vectors[: len(items)]
+    else:
+        vectors = memory.embedder.embed_documents([t.query for t in items])
     ops = OperationSet(operation_set or memory.operation_set)
     kinds: dict[str, str] = {}
     decisions: Counter[str] = Counter()

@@ -39,6 +39,7 @@ from graphmem.state.planner import HeuristicStatePlanner, LLMStatePlanner, detec
 from graphmem.state.ranking import fuse_keyword, merge_hit, rank
 from graphmem.state.store import StateStore
 from graphmem.state.topics import TopicAssigner, TopicRef, key_phrase
+from graphmem.text import matching_tokens
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -48,14 +49,15 @@ logger = logging.getLogger(__name__)
 #: Turns per progress report when a conversation is one transaction.
 PROGRESS_CHUNK = 25
 
-_WORD = re.compile(r"[A-Za-z0-9]+")
 _MONTHS = ("january february march april may june july august september october november "
            "december").split()
 
 
 def keyword_query(question: str) -> str:
-    """A Lucene OR-query of the question's content words (letters/digits only, so no escaping)."""
-    words = [w for w in _WORD.findall(question) if w.lower() not in ENGLISH_STOP_WORDS and len(w) > 1]
+    """A Lucene OR-query of the question's content words: :func:`graphmem.text.matching_tokens`
+    (word characters of any script, NFC and case-folded, so ``naïve`` and ``東京`` stay whole and
+    need no escaping; ``_`` is not a Lucene operator)."""
+    words = [w for w in matching_tokens(question) if w not in ENGLISH_STOP_WORDS and len(w) > 1]
     return " OR ".join(dict.fromkeys(words))
 
 
