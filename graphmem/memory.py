@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -202,6 +203,30 @@ def check_count(name: str, value: Any, low: int = 1, high: int = MAX_K) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise InvalidInputError(f"{name} must be an integer in {low}..{high}, got {value!r}")
     return value
+
+
+def check_number(name: str, value: Any, low: float | None = None,
+                 high: float | None = None) -> float:
+    """The one rule for real-valued parameters (thresholds such as ``tau``, ``lam``,
+    ``score_threshold``): an ``int`` or ``float`` (not bool), finite (no NaN, no infinity), in
+    ``low..high`` (an omitted bound is open). Returns it as a float.
+
+    Raises:
+        InvalidInputError: naming the parameter, the value and the allowed range.
+    """
+    span = ("any finite value" if low is None and high is None else
+            f"{'-inf' if low is None else format(low, 'g')}.."
+            f"{'inf' if high is None else format(high, 'g')}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidInputError(f"{name} must be a finite number in {span}, got {value!r}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number) or (low is not None and number < low) \
+            or (high is not None and number > high):
+        raise InvalidInputError(f"{name} must be a finite number in {span}, got {value!r}")
+    return number
 
 
 class Memory(ABC, Generic[ItemT], LLMAccounting):
