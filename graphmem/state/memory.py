@@ -33,6 +33,7 @@ from graphmem.llm import LLMUsage
 from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallResult, Round,
                              check_count)
 from graphmem.names import node_id
+from graphmem.state.dedupe import dedupe_items
 from graphmem.state.extraction import HeuristicStateExtractor, LLMStateExtractor
 from graphmem.state.models import StateItem, TimeRange
 from graphmem.state.planner import HeuristicStatePlanner, LLMStatePlanner, detect_intent
@@ -245,14 +246,15 @@ class StateMemory(Memory[StateItem]):
                 :class:`LLMStatePlanner` when ``llm`` is set, else :class:`HeuristicStatePlanner`.
         Returns:
             :class:`~graphmem.memory.RecallResult` of :class:`StateItem` (events and states)
-            ranked by fused score; ``rounds`` lists each round's action, reason and the ids it
+            ranked by fused score, one item per evidence (an Event and a State with the same
+            text and source ids give one item, the other's id in ``also``); ``rounds`` lists each round's action, reason and the ids it
             added (``details["intent"]`` on the first); ``timings`` in ms (embed, search, total).
         Raises:
             EmptyTextError: empty question. InvalidInputError: k or max_rounds out of range.
             ControllerError: the LLM planner failed twice.
         """
         run = self._run(query, k, max_rounds, planner)
-        items = run["ranked"][:k]
+        items = dedupe_items(run["ranked"])[:k]
         return RecallResult[StateItem](
             memory=self.name, namespace=self.namespace, query=query, items=items,
             rounds=run["rounds"], controller=run["planner"].name, llm_usage=run["usage"],
@@ -373,15 +375,17 @@ class StateMemory(Memory[StateItem]):
 
     def documents(self, result: RecallResult[StateItem]) -> list[Document]:
         """One Document per item: provenance ``dia_ids`` (source turn ids), topic, validity
-        interval, current / conflict flags and ``found_by``; an event's fusion key is its turn
-        key (:func:`graphmem.documents.turn_key`)."""
+        interval, current / conflict flags, ``found_by`` and ``also`` (items folded into it);
+        the fusion key of an item with source turns is its turn key
+        (:func:`graphmem.documents.turn_key`), so an Event, a State saying the same on the same
+        turns and an associative Episode of that turn fuse into one document."""
         return [
             item_document(
-                h, result.namespace, rank, [h.topic_id],
-                {"dia_ids": list(h.source_ids), "topic": h.topic, "topic_id": h.topic_id,
+                h, result.namespace, rank, [h.topic_id, *h.also],
+                {"also": list(h.also), "dia_ids": list(h.source_ids), "topic": h.topic, "topic_id": h.topic_id,
                  "occurred_at": iso(h.occurred_at), "valid_from": iso(h.valid_from),
                  "valid_to": iso(h.valid_to), "current": h.current, "conflict": h.conflict,
                  "found_by": list(h.found_by)},
-                turn_key(list(h.source_ids), h.text) if h.kind == "event" and h.source_ids else None)
+                turn_key(list(h.source_ids), h.text) if h.source_ids else None)
             for rank, h in enumerate(result.items, start=1)
         ]
