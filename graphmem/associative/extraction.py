@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -260,7 +261,8 @@ class HeuristicCueExtractor:
     # -- F_cue and F_tag ---------------------------------------------------------------------
     def extract_one(self, episode: EpisodeInput, known_names: Sequence[str] = ()) -> EpisodeExtraction:
         """Cues with tags and semantic units of one episode."""
-        text = episode.text
+        # NFC first: the keyword and entity patterns would split a decomposed "naïve" into "nai"
+        text = unicodedata.normalize("NFC", episode.text)
         speaker = normalise_cue(episode.speaker)
         keywords = self.key_phrases(text)
         entities = [e for e in self.entities(text, [*known_names, episode.speaker]) if e != speaker]
