@@ -26,6 +26,8 @@ import hashlib
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from graphmem.text import normalise_for_matching
+
 if TYPE_CHECKING:
     from langchain_core.documents import Document
 
@@ -45,9 +47,14 @@ def dedupe(ids: list[str | None]) -> list[str]:
 
 
 def turn_key(source_ids: list[str], text: str) -> str:
-    """Fusion key of a raw conversation turn: ``turn:<source ids joined by |>:<sha1(text)[:16]>``."""
-    digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
-    return f"turn:{'|'.join(source_ids)}:{digest}"
+    """Fusion key of what one or more conversation turns say:
+    ``turn:<sorted source ids joined by |>:<sha1(normalised text)[:16]>``, the text through
+    :func:`graphmem.text.normalise_for_matching` (so case, Unicode form and spacing do not
+    matter). An Event, an Episode of the same turn and a State with the same text on the same
+    turns share it."""
+    digest = hashlib.sha1(normalise_for_matching(text).encode("utf-8", "surrogatepass")
+                          ).hexdigest()[:16]
+    return f"turn:{'|'.join(sorted(source_ids))}:{digest}"
 
 
 def item_document(item: RecallItem, namespace: str, rank: int, node_ids: list[str | None],

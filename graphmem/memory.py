@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -204,6 +205,30 @@ def check_count(name: str, value: Any, low: int = 1, high: int = MAX_K) -> int:
     return value
 
 
+def check_number(name: str, value: Any, low: float | None = None,
+                 high: float | None = None) -> float:
+    """The one rule for real-valued parameters (thresholds such as ``tau``, ``lam``,
+    ``score_threshold``): an ``int`` or ``float`` (not bool), finite (no NaN, no infinity), in
+    ``low..high`` (an omitted bound is open). Returns it as a float.
+
+    Raises:
+        InvalidInputError: naming the parameter, the value and the allowed range.
+    """
+    span = ("any finite value" if low is None and high is None else
+            f"{'-inf' if low is None else format(low, 'g')}.."
+            f"{'inf' if high is None else format(high, 'g')}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidInputError(f"{name} must be a finite number in {span}, got {value!r}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number) or (low is not None and number < low) \
+            or (high is not None and number > high):
+        raise InvalidInputError(f"{name} must be a finite number in {span}, got {value!r}")
+    return number
+
+
 class Memory(ABC, Generic[ItemT], LLMAccounting):
     """Base class of every memory: one namespace of one Neo4j database.
 
@@ -212,7 +237,8 @@ class Memory(ABC, Generic[ItemT], LLMAccounting):
 
     Args:
         runner: the query runner of a migrated database.
-        embedder: the text embedder (``(n, d) float32`` unit rows, ``d`` = the vector indexes').
+        embedder: the text embedder (``(n, d) float32`` unit rows, ``d`` = the vector indexes');
+            wrapped in :class:`~graphmem.embeddings.ValidatingEmbedder` unless it already is.
         namespace: tenant scope of every read and write.
         llm: optional langchain-core ``BaseChatModel``; None runs the heuristic controllers.
     Raises:
@@ -223,8 +249,14 @@ class Memory(ABC, Generic[ItemT], LLMAccounting):
 
     def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str = "default",
                  llm: Any | None = None):
+        from graphmem.embeddings import ValidatingEmbedder
+
         self.runner = runner
-        self.embedder = embedder
+        #: the embedder, wrapped once in :class:`~graphmem.embeddings.ValidatingEmbedder` (a
+        #: wrapped one is kept as is), so a memory built directly refuses NaN, all-zero or
+        #: wrong-width vectors just as one built by ``GraphMemory``.
+        self.embedder = (embedder if embedder is None or isinstance(embedder, ValidatingEmbedder)
+                         else ValidatingEmbedder(embedder))
         self.namespace = validate_namespace(namespace)
         self.llm = llm
 

@@ -15,7 +15,14 @@ WITH t, ev, cur, vf,
   CASE
     WHEN cur IS NULL THEN 'initial'
     WHEN cur.value = $state.value THEN 'confirm'
-    WHEN 2 * vector.similarity.cosine(cur.embedding, $state.embedding) - 1 >= $confirm_threshold THEN 'confirm'
+    // a current state whose stored vector cosine cannot score (missing, wrong width, NaN or
+    // infinity, all zeros) is never confirmed by similarity, and never fails the statement
+    WHEN CASE
+      WHEN cur.embedding IS NULL OR size(cur.embedding) <> size($state.embedding) THEN false
+      WHEN NOT all(x IN cur.embedding WHERE abs(x) <= 1.7976931348623157e308) THEN false
+      WHEN NOT any(x IN cur.embedding WHERE x <> 0.0) THEN false
+      ELSE 2 * vector.similarity.cosine(cur.embedding, $state.embedding) - 1 >= $confirm_threshold
+    END THEN 'confirm'
     WHEN NOT $state.mutable OR NOT coalesce(cur.mutable, true) THEN 'conflict'
     WHEN vf = cur.valid_from AND cur.session IS NOT NULL AND cur.session <> ev.session THEN 'conflict'
     WHEN vf < cur.valid_from THEN 'history'

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 from graphmem.associative.models import CueLink, EpisodeExtraction, EpisodeInput, SemanticFact
+from graphmem.text import normalise_for_matching
 
 logger = logging.getLogger(__name__)
 
@@ -100,13 +102,15 @@ MAX_CUE_CHARS = 200
 
 
 def normalise_cue(text: str) -> str:
-    """Normalised cue text, the MERGE key of a Cue within a namespace: lower case, possessive
-    ``'s`` and punctuation removed, leading article/possessive pronoun dropped, single spaces,
-    at most :data:`MAX_CUE_CHARS` characters.
+    """Normalised cue text, the MERGE key of a Cue within a namespace: starts from
+    :func:`graphmem.text.normalise_for_matching` (Unicode NFC, case folding, single spaces, so
+    ``"naïve"`` typed decomposed or precomposed gives the cue ``"naïve"``, never ``"nai"``), then
+    possessive ``'s`` and punctuation removed, leading article/possessive pronoun dropped, at most
+    :data:`MAX_CUE_CHARS` characters.
 
     Returns ``""`` for text with no word characters (callers skip it).
     """
-    out = _POSSESSIVE.sub("", text.strip().lower().replace("’", "'"))
+    out = _POSSESSIVE.sub("", normalise_for_matching(text).replace("’", "'"))
     out = _NON_WORD.sub(" ", out)
     out = " ".join(out.replace("'", " ").split())
     previous = None
@@ -257,7 +261,8 @@ class HeuristicCueExtractor:
     # -- F_cue and F_tag ---------------------------------------------------------------------
     def extract_one(self, episode: EpisodeInput, known_names: Sequence[str] = ()) -> EpisodeExtraction:
         """Cues with tags and semantic units of one episode."""
-        text = episode.text
+        # NFC first: the keyword and entity patterns would split a decomposed "naïve" into "nai"
+        text = unicodedata.normalize("NFC", episode.text)
         speaker = normalise_cue(episode.speaker)
         keywords = self.key_phrases(text)
         entities = [e for e in self.entities(text, [*known_names, episode.speaker]) if e != speaker]

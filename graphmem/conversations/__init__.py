@@ -18,7 +18,8 @@ Formats (``read_conversations(path, fmt="auto")`` picks one by content):
       {"speaker": "Ann", "text": "I moved to Lyon.", "timestamp": "2024-03-01T10:00:00+01:00",
        "id": "m1", "session": "s1", "conversation": "c1"}
 
-  ``speaker``, ``text`` and ``timestamp`` (ISO-8601 or any date ``dateutil`` parses) are
+  ``speaker``, ``text`` and ``timestamp`` (read by :func:`graphmem.timeparse.parse_timestamp`:
+  ISO-8601 or a written date with day, month and year and an optional zone such as ``PST``) are
   required; ``id`` defaults to ``"<conversation>:<position>"``, ``session`` to ``"default"``,
   ``conversation`` (JSONL only) to the file's stem.
 - **memconflict** — MemConflict (2026) ``Step4_1.jsonl``: one persona per line with a dated
@@ -28,7 +29,11 @@ Formats (``read_conversations(path, fmt="auto")`` picks one by content):
   ``Turn.meta`` (``kind``, ``attribute``, ``value``, ``condition``, ``role``, ``person``,
   ``conflict_id``) for probes.
 
-Timestamps are timezone-aware; naive dates are taken as ``default_tz`` (UTC unless given).
+Timestamps are timezone-aware: a zone in the value is honoured (``"2024-03-01 10:00 PST"`` is
+18:00 UTC); a value without one is taken as ``default_tz`` (UTC unless given). A value that is not
+a date (``"session one"``) is refused naming the field (``session_2_date_time``, the message's
+``timestamp``, the session's ``Date``) and the value. Conversation ids, turn source ids and
+session keys pass :func:`graphmem.names.check_key` (at most ``MAX_KEY_BYTES`` UTF-8 bytes).
 
 Raises (all readers): :class:`~graphmem.errors.InputFormatError` naming the file and the line
 (JSON decode errors and JSONL lines) or the item path (schema errors inside a JSON file).
@@ -38,7 +43,7 @@ from graphmem.conversations.generic import read_generic
 from graphmem.conversations.io import detect_format, read_conversations
 from graphmem.conversations.locomo import read_locomo
 from graphmem.conversations.memconflict import read_memconflict
-from graphmem.conversations.models import Conversation, Format, QAItem, Turn, parse_timestamp
+from graphmem.conversations.models import Conversation, Format, QAItem, Turn
 
 __all__ = [
     "Conversation",
@@ -46,7 +51,6 @@ __all__ = [
     "QAItem",
     "Turn",
     "detect_format",
-    "parse_timestamp",
     "read_conversations",
     "read_generic",
     "read_locomo",

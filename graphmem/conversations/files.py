@@ -3,8 +3,8 @@ file and the line."""
 
 from __future__ import annotations
 
-import logging
 import json
+import logging
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,9 @@ from graphmem.errors import InputFormatError
 
 logger = logging.getLogger(__name__)
 
+
 def load_json(path: Path) -> Any:
+    """The decoded JSON of ``path``. Raises InputFormatError naming the file (and line)."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
@@ -24,9 +26,15 @@ def load_json(path: Path) -> Any:
         raise InputFormatError(f"{path}: not UTF-8 text ({exc})") from exc
     except json.JSONDecodeError as exc:
         raise InputFormatError(f"{path}: line {exc.lineno}: invalid JSON: {exc.msg}") from exc
+    except RecursionError:
+        raise InputFormatError(f"{path}: JSON nested too deeply") from None
+    except (IsADirectoryError, PermissionError) as exc:
+        raise InputFormatError(f"{path}: cannot read: {exc.strerror}") from None
 
 
 def iter_jsonl(path: Path) -> Iterable[tuple[int, Any]]:
+    """``(line number, decoded JSON)`` per non-blank line. Raises InputFormatError naming the
+    file and the line."""
     try:
         handle = path.open(encoding="utf-8")
     except FileNotFoundError as exc:
@@ -42,15 +50,20 @@ def iter_jsonl(path: Path) -> Iterable[tuple[int, Any]]:
                     raise InputFormatError(
                         f"{path}: line {lineno}: invalid JSON: {exc.msg}"
                     ) from exc
+                except RecursionError:
+                    raise InputFormatError(
+                        f"{path}: line {lineno}: JSON nested too deeply") from None
         except UnicodeDecodeError as exc:
             raise InputFormatError(f"{path}: not UTF-8 text ({exc})") from exc
 
 
 def first_error(exc: PydanticValidationError) -> str:
+    """The first validation problem as ``"field.path: message (got value)"``."""
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err.get("loc", ())) or "value"
     return f"{where}: {err.get('msg')} (got {err.get('input')!r})"[:300]
 
 
 def is_jsonl(path: Path) -> bool:
+    """Whether ``path`` names a JSON-lines file (``.jsonl`` / ``.ndjson``)."""
     return path.suffix.lower() in (".jsonl", ".ndjson")

@@ -11,23 +11,19 @@ from pydantic import BaseModel, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
 from graphmem.conversations.files import first_error, is_jsonl, iter_jsonl, load_json
-from graphmem.conversations.models import Conversation, Turn, parse_timestamp
-from graphmem.errors import InputFormatError
+from graphmem.conversations.models import Conversation, Turn, checked_key
+from graphmem.errors import InputFormatError, InvalidInputError
+from graphmem.timeparse import parse_timestamp
 
 logger = logging.getLogger(__name__)
 
 class _GenericMessage(BaseModel):
     speaker: str = Field(min_length=1)
     text: str = Field(min_length=1)
-    timestamp: datetime
+    timestamp: Any
     id: str | None = None
     session: str = "default"
     conversation: str | None = None
-
-    @field_validator("timestamp", mode="before")
-    @classmethod
-    def _parse(cls, value: Any) -> datetime:
-        return parse_timestamp(value, timezone.utc)
 
     @field_validator("text")
     @classmethod
@@ -42,11 +38,32 @@ class _GenericMessage(BaseModel):
         return None if value is None else str(value)
 
 
-def _generic_conversation(conv_id: str, messages: list[_GenericMessage], default_tz: tzinfo) -> Conversation:
+def _message(raw: Any, where: str, default_tz: tzinfo) -> tuple[_GenericMessage, datetime]:
+    """Validate one raw message and read its timestamp; errors name ``where``."""
+    try:
+        msg = _GenericMessage.model_validate(raw)
+    except PydanticValidationError as exc:
+        raise InputFormatError(f"{where}: {first_error(exc)}") from exc
+    try:
+        stamp = parse_timestamp(msg.timestamp, field="timestamp", default_tz=default_tz)
+    except InvalidInputError as exc:
+        raise InputFormatError(f"{where}: {exc}") from None
+    if msg.id is not None:
+        checked_key(where, "message id", msg.id)
+    checked_key(where, "session", msg.session)
+    if msg.conversation is not None:
+        checked_key(where, "conversation id", msg.conversation)
+    return msg, stamp
+
+
+def _generic_conversation(conv_id: str,
+                          messages: list[tuple[_GenericMessage, datetime]]) -> Conversation:
+    checked_key(f"conversation {conv_id[:40]!r}", "conversation id", conv_id)
     turns = []
-    for i, m in enumerate(messages):
-        stamp = m.timestamp if m.timestamp.tzinfo else m.timestamp.replace(tzinfo=default_tz)
-        turns.append(Turn(source_id=m.id or f"{conv_id}:{i}", speaker=m.speaker, text=m.text,
+    for i, (m, stamp) in enumerate(messages):
+        source_id = m.id or checked_key(f"conversation {conv_id!r} message {i}",
+                                        "message id", f"{conv_id}:{i}")
+        turns.append(Turn(source_id=source_id, speaker=m.speaker, text=m.text,
                           timestamp=stamp, session=m.session, position=i))
     seen: set[str] = set()
     for t in turns:
@@ -60,19 +77,20 @@ def _generic_conversation(conv_id: str, messages: list[_GenericMessage], default
 def read_generic(path: str | Path, default_tz: tzinfo = timezone.utc) -> list[Conversation]:
     """Read graphmem's generic format (see the module docstring) from ``.json`` or ``.jsonl``.
 
+    A timestamp's own zone is honoured; one without a zone is taken as ``default_tz``.
+
     Raises:
-        InputFormatError: invalid JSON, a message without speaker/text/timestamp, an unparsable
-            timestamp or a duplicate id; names the file and the line (JSONL) or item path (JSON).
+        InputFormatError: invalid JSON, a message without speaker/text/timestamp, a timestamp
+            that is not a date (the message names the field and the value), an id or session
+            longer than ``MAX_KEY_BYTES`` or a duplicate id; names the file and the line (JSONL)
+            or item path (JSON).
     """
     path = Path(path)
-    groups: dict[str, list[_GenericMessage]] = {}
+    groups: dict[str, list[tuple[_GenericMessage, datetime]]] = {}
     if is_jsonl(path):
         for lineno, raw in iter_jsonl(path):
-            try:
-                msg = _GenericMessage.model_validate(raw)
-            except PydanticValidationError as exc:
-                raise InputFormatError(f"{path}: line {lineno}: {first_error(exc)}") from exc
-            groups.setdefault(msg.conversation or path.stem, []).append(msg)
+            msg, stamp = _message(raw, f"{path}: line {lineno}", default_tz)
+            groups.setdefault(msg.conversation or path.stem, []).append((msg, stamp))
     else:
         data = load_json(path)
         if isinstance(data, dict):
@@ -87,17 +105,12 @@ def read_generic(path: str | Path, default_tz: tzinfo = timezone.utc) -> list[Co
             if not isinstance(messages, list):
                 raise InputFormatError(f"{path}: conversation {ci}: 'messages' must be a list")
             for mi, raw in enumerate(messages):
-                try:
-                    msg = _GenericMessage.model_validate(raw)
-                except PydanticValidationError as exc:
-                    raise InputFormatError(
-                        f"{path}: conversation {ci} message {mi}: {first_error(exc)}"
-                    ) from exc
-                groups.setdefault(conv_id, []).append(msg)
+                groups.setdefault(conv_id, []).append(
+                    _message(raw, f"{path}: conversation {ci} message {mi}", default_tz))
     out = []
     for conv_id, messages in groups.items():
         try:
-            out.append(_generic_conversation(conv_id, messages, default_tz))
+            out.append(_generic_conversation(conv_id, messages))
         except InputFormatError as exc:
-            raise InputFormatError(f"{path}: {exc}") from exc
+            raise InputFormatError(f"{path}: {exc}") from None
     return out

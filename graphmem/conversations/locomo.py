@@ -12,12 +12,14 @@ from pydantic import BaseModel, Field
 from pydantic import ValidationError as PydanticValidationError
 
 from graphmem.conversations.files import first_error, load_json
-from graphmem.conversations.models import Conversation, QAItem, Turn, parse_timestamp
-from graphmem.errors import InputFormatError
+from graphmem.conversations.models import Conversation, QAItem, Turn, checked_key
+from graphmem.errors import InputFormatError, InvalidInputError
+from graphmem.timeparse import parse_timestamp
 
 logger = logging.getLogger(__name__)
 
-_SESSION_KEY = re.compile(r"^session_(\d+)$")
+#: ``session_<n>`` keys; a number of more than nine digits is not a session key.
+_SESSION_KEY = re.compile(r"^session_(\d{1,9})$")
 
 
 class _LocomoTurn(BaseModel):
@@ -37,11 +39,14 @@ def read_locomo(path: str | Path, default_tz: tzinfo = timezone.utc) -> list[Con
     """Read a LoCoMo JSON file (list of samples, or one sample) into conversations with QA.
 
     Turns are in session order then turn order; each turn's timestamp is its session's
-    ``session_N_date_time``. Turns with empty text and no image caption are skipped.
+    ``session_N_date_time`` (LoCoMo's dates carry no zone: they are taken as ``default_tz``; a
+    zone written in the value is honoured). Turns with empty text and no image caption are
+    skipped.
 
     Raises:
-        InputFormatError: invalid JSON (file and line), a sample/turn missing fields or a bad
-            session date (file and item path, e.g. ``sample 0 session_3 turn 5``).
+        InputFormatError: invalid JSON (file and line), a sample/turn missing fields, a session
+            date that is not a date (naming ``session_N_date_time`` and the value), an id longer
+            than ``MAX_KEY_BYTES`` (file and item path, e.g. ``sample 0 session_3 turn 5``).
     """
     path = Path(path)
     data = load_json(path)
@@ -60,9 +65,9 @@ def read_locomo(path: str | Path, default_tz: tzinfo = timezone.utc) -> list[Con
             key = f"session_{n}"
             stamp_raw = conv.get(f"{key}_date_time")
             try:
-                stamp = parse_timestamp(stamp_raw, default_tz)
-            except ValueError as exc:
-                raise InputFormatError(f"{where} {key}_date_time: {exc}") from exc
+                stamp = parse_timestamp(stamp_raw, field=f"{key}_date_time", default_tz=default_tz)
+            except InvalidInputError as exc:
+                raise InputFormatError(f"{where} {exc}") from None
             if not isinstance(conv[key], list):
                 raise InputFormatError(f"{where} {key}: expected a list of turns")
             for ti, raw_turn in enumerate(conv[key]):
@@ -75,10 +80,12 @@ def read_locomo(path: str | Path, default_tz: tzinfo = timezone.utc) -> list[Con
                     text = f"{text} [shares {lt.blip_caption}]".strip()
                 if not text:
                     continue
+                checked_key(f"{where} {key} turn {ti}", "turn source_id (dia_id)", lt.dia_id)
                 turns.append(Turn(source_id=lt.dia_id, speaker=lt.speaker, text=text,
                                   timestamp=stamp, session=key, position=len(turns)))
         speakers = [conv[k] for k in ("speaker_a", "speaker_b") if isinstance(conv.get(k), str)]
         speakers = speakers or list(dict.fromkeys(t.speaker for t in turns))
-        conv_id = sample.sample_id or f"{path.stem}-{si}"
+        conv_id = checked_key(where, "conversation id (sample_id)",
+                              sample.sample_id or f"{path.stem}-{si}")
         out.append(Conversation(id=conv_id, turns=turns, speakers=speakers, qa=sample.qa))
     return out

@@ -11,8 +11,9 @@ from pydantic import BaseModel, Field
 from pydantic import ValidationError as PydanticValidationError
 
 from graphmem.conversations.files import first_error, iter_jsonl
-from graphmem.conversations.models import Conversation, Turn, parse_timestamp
-from graphmem.errors import InputFormatError
+from graphmem.conversations.models import Conversation, Turn, checked_key
+from graphmem.errors import InputFormatError, InvalidInputError
+from graphmem.timeparse import parse_timestamp
 
 logger = logging.getLogger(__name__)
 
@@ -67,7 +68,9 @@ def read_memconflict(path: str | Path, default_tz: tzinfo = timezone.utc) -> lis
     ``Conversation.metadata`` holds ``user`` (name) and ``fixed_profile``.
 
     Raises:
-        InputFormatError: invalid JSON or a record missing fields (names file and line).
+        InputFormatError: invalid JSON, a record missing fields, a session ``Date`` that is not a
+            date (naming the session and the value) or an ``ID`` longer than ``MAX_KEY_BYTES``
+            (names file and line).
     """
     path = Path(path)
     out = []
@@ -76,16 +79,16 @@ def read_memconflict(path: str | Path, default_tz: tzinfo = timezone.utc) -> lis
             rec = _McRecord.model_validate(raw)
         except PydanticValidationError as exc:
             raise InputFormatError(f"{path}: line {lineno}: {first_error(exc)}") from exc
+        checked_key(f"{path}: line {lineno}", "conversation id (ID)", rec.ID)
         user = str(rec.Fixed_Profile.get("Name") or "user")
         names = {k: str(v.get("Name")) for k, v in rec.Others_Profile.items() if isinstance(v, dict)}
         turns: list[Turn] = []
         for session in rec.Full_Session_Chain:
             try:
-                day = parse_timestamp(session.Date, default_tz)
-            except ValueError as exc:
-                raise InputFormatError(
-                    f"{path}: line {lineno}: session {session.Session_ID}: {exc}"
-                ) from exc
+                day = parse_timestamp(session.Date, field=f"session {session.Session_ID} Date",
+                                      default_tz=default_tz)
+            except InvalidInputError as exc:
+                raise InputFormatError(f"{path}: line {lineno}: {exc}") from None
             sid = f"S{session.Session_ID}"
             facts: list[tuple[str, str, dict[str, Any]]] = []
             if session.Session_Outline and session.Session_Outline.strip():
@@ -139,8 +142,14 @@ def read_memconflict(path: str | Path, default_tz: tzinfo = timezone.utc) -> lis
             for i, (kind, text, meta) in enumerate(facts):
                 n = counters[kind] = counters.get(kind, -1) + 1
                 source_id = f"{sid}:{kind}" if kind == "outline" else f"{sid}:{kind}:{n}"
+                try:
+                    stamp = day + timedelta(seconds=i)
+                except OverflowError:
+                    raise InputFormatError(f"{path}: line {lineno}: session "
+                                           f"{session.Session_ID} Date {session.Date!r} is out "
+                                           f"of range") from None
                 turns.append(Turn(source_id=source_id, speaker=user, text=text,
-                                  timestamp=day + timedelta(seconds=i), session=sid,
+                                  timestamp=stamp, session=sid,
                                   position=len(turns), meta={**meta, "session_id": session.Session_ID,
                                                              "session_type": session.Session_Type}))
         out.append(Conversation(id=rec.ID, turns=turns, speakers=[user],

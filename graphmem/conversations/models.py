@@ -1,13 +1,17 @@
-"""Conversation models: :class:`Turn`, :class:`QAItem`, :class:`Conversation` and
-:func:`parse_timestamp` (timezone-aware dates from ISO-8601 or free text)."""
+"""Conversation models: :class:`Turn`, :class:`QAItem`, :class:`Conversation`.
+
+Timestamps are read by the one shared parser, :func:`graphmem.timeparse.parse_timestamp`;
+ids stored in indexed properties pass :func:`graphmem.names.check_key` (see :func:`checked_key`).
+"""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone, tzinfo
 from typing import Any, Literal
 
-from dateutil import parser as date_parser
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+
+from graphmem.errors import InputFormatError, InvalidInputError
+from graphmem.names import check_key
 
 #: Input formats of :func:`graphmem.conversations.read_conversations`.
 Format = Literal["auto", "locomo", "generic", "memconflict"]
@@ -89,20 +93,13 @@ class Conversation(BaseModel):
         raise KeyError(source_id)
 
 
-def parse_timestamp(value: Any, default_tz: tzinfo = timezone.utc) -> datetime:
-    """Parse a date/time (``datetime``, ISO-8601, or free text such as LoCoMo's
-    ``"1:56 pm on 8 May, 2023"``) with ``dateutil``; naive results get ``default_tz``.
+def checked_key(where: str, field: str, value: str) -> str:
+    """``value`` if it can be stored as an indexed key (:func:`graphmem.names.check_key`).
 
     Raises:
-        ValueError: the value is not a date.
+        InputFormatError: naming ``where`` (file and item), ``field`` and the limit.
     """
-    if isinstance(value, datetime):
-        parsed = value
-    elif isinstance(value, str) and value.strip():
-        try:
-            parsed = date_parser.parse(value, fuzzy=True)
-        except (ValueError, OverflowError) as exc:
-            raise ValueError(f"not a date: {value!r}") from exc
-    else:
-        raise ValueError(f"not a date: {value!r}")
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=default_tz)
+    try:
+        return check_key(field, value)
+    except InvalidInputError as exc:
+        raise InputFormatError(f"{where}: {exc}") from None

@@ -39,7 +39,7 @@ from graphmem.experience.trajectories import Trajectory, as_trajectory, read_tra
 from graphmem.graph.runner import QueryRunner
 from graphmem.llm import LLMUsage
 from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallItem, RecallResult,
-                             Round, check_count)
+                             Round, check_count, check_number)
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -142,8 +142,7 @@ class ExperienceMemory(Memory[ExperienceItem]):
         """
         began = time.perf_counter()
         check_count("k", k, low=0)
-        if not isinstance(tau, (int, float)) or not -1.0 <= tau <= 1.0:
-            raise InvalidInputError(f"tau must be in [-1, 1], got {tau!r}")
+        tau = check_number("tau", tau, -1.0, 1.0)
         check_count("batch_tasks", batch_tasks, high=10_000)
         experts = [as_trajectory(t, i) for i, t in enumerate(experts)]
         explorations = [as_trajectory(t, i) for i, t in enumerate(explorations)]

@@ -13,12 +13,17 @@ Generic format (one object per JSONL line, or a JSON list of such objects)::
 
 ScienceWorld records (``sciworld_gold_*.jsonl``) use ``id``, ``task_name``, ``task_description``,
 ``initial_observation``, ``steps[{action, observation, score}]``, ``final_score`` (0..100).
+
+Every reader refuses a score that is NaN or infinite
+(:func:`graphmem.experience.scores.check_finite_scores`) and a task id that cannot be an indexed
+key (:func:`graphmem.names.check_key`: at most ``MAX_KEY_BYTES`` UTF-8 bytes) before anything
+is built from the record.
 """
 
 from __future__ import annotations
 
-import logging
 import json
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -26,7 +31,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from graphmem.errors import InputFormatError, TrajectoryError
+from graphmem.errors import InputFormatError, InvalidInputError, TrajectoryError
+from graphmem.experience.scores import check_finite_scores
+from graphmem.names import check_key
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +73,14 @@ class Trajectory(BaseModel):
     kind: Literal["expert", "exploration"] = "expert"
     source: str = ""
 
+    @field_validator("task_id")
+    @classmethod
+    def _task_id_key(cls, value: str) -> str:
+        try:
+            return check_key("task_id", value)
+        except InvalidInputError as exc:
+            raise ValueError(str(exc)) from None
+
     @field_validator("query")
     @classmethod
     def _query_non_blank(cls, value: str) -> str:
@@ -90,14 +105,36 @@ def _validate(payload: dict[str, Any], path: Path | str, line: int, raw: Any) ->
 
 
 def _jsonl_records(path: Path) -> Iterator[tuple[int, Any]]:
-    with path.open(encoding="utf-8") as handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                yield number, json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InputFormatError(f"{path}:{number}: malformed JSON: {exc.msg}") from None
+    number = 0
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for number, text in enumerate(handle, start=1):
+                if not text.strip():
+                    continue
+                try:
+                    record = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise InputFormatError(f"{path}:{number}: malformed JSON: {exc.msg}") from None
+                except RecursionError:
+                    raise InputFormatError(f"{path}:{number}: JSON nested too deeply") from None
+                yield number, record
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(f"{path}:{number + 1}: not UTF-8 text ({exc.reason})") from None
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        raise InputFormatError(f"{path}: cannot read: {exc.strerror}") from None
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputFormatError(f"{path}:{exc.lineno}: malformed JSON: {exc.msg}") from None
+    except RecursionError:
+        raise InputFormatError(f"{path}:1: JSON nested too deeply") from None
+    except UnicodeDecodeError as exc:
+        raise InputFormatError(f"{path}:1: not UTF-8 text ({exc.reason})") from None
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        raise InputFormatError(f"{path}: cannot read: {exc.strerror}") from None
 
 
 def as_trajectory(value: Any, position: int = 0) -> Trajectory:
@@ -112,6 +149,7 @@ def as_trajectory(value: Any, position: int = 0) -> Trajectory:
     if not isinstance(value, dict):
         raise _fail("<argument>", position, value,
                     f"expected a Trajectory or a dict, got {type(value).__name__}")
+    check_finite_scores(value, f"<argument>:{position}")
     if not value.get("steps"):
         raise _fail("<argument>", position, value, "no actions (steps is empty or missing)")
     return _validate(value, "<argument>", position, value)
@@ -123,6 +161,7 @@ def scienceworld_record(record: Any, path: Path | str = "<memory>", line: int = 
 
     The reward is ``final_score / 100`` (or the last step's score). Raises TrajectoryError.
     """
+    check_finite_scores(record, f"{path}:{line}")
     if not isinstance(record, dict):
         raise _fail(path, line, record, f"expected an object, got {type(record).__name__}")
     for field in ("id", "task_description", "steps"):
@@ -135,14 +174,18 @@ def scienceworld_record(record: Any, path: Path | str = "<memory>", line: int = 
     if score is None:
         last = steps[-1] if isinstance(steps[-1], dict) else {}
         score = last.get("score", 0)
-    if not isinstance(score, (int, float)):
+    if isinstance(score, bool) or not isinstance(score, (int, float)):
         raise _fail(path, line, record, f"final_score is not a number: {score!r}")
+    try:
+        reward = min(max(float(score) / 100.0, 0.0), 1.0)
+    except OverflowError:
+        raise _fail(path, line, record, f"final_score is out of range: {score!r}") from None
     payload = {
         "task_id": str(record["id"]),
         "query": record["task_description"],
         "initial_observation": record.get("initial_observation", ""),
         "steps": steps,
-        "reward": min(max(float(score) / 100.0, 0.0), 1.0),
+        "reward": reward,
         "task_type": record.get("task_name", ""),
         "grammar": "scienceworld",
         "kind": record.get("kind", kind),
@@ -178,6 +221,8 @@ def alfworld_record(turns: Any, path: Path | str, task_id: str) -> Trajectory:
         raise _fail(path, 1, {"id": task_id}, "expected a non-empty list of turns")
     try:
         first = turns[0]["value"]
+        if not isinstance(first, str):
+            raise ValueError(f"turn 0 value is {type(first).__name__}, not text")
         steps = []
         for i in range(1, len(turns), 2):
             if turns[i].get("from") != "gpt":
@@ -201,10 +246,7 @@ def read_alfworld(root: str | Path, limit: int | None = None) -> list[Trajectory
     files = [root] if root.is_file() else sorted(root.rglob("gt_traj.json"))
     out = []
     for file in files:
-        try:
-            turns = json.loads(file.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise InputFormatError(f"{file}:{exc.lineno}: malformed JSON: {exc.msg}") from None
+        turns = _load_json(file)
         task_id = f"{file.parent.parent.name}/{file.parent.name}"
         out.append(alfworld_record(turns, file, task_id))
         if limit is not None and len(out) >= limit:
@@ -214,6 +256,7 @@ def read_alfworld(root: str | Path, limit: int | None = None) -> list[Trajectory
 
 def generic_record(record: Any, path: Path | str, line: int) -> Trajectory:
     """One record of the generic format (see the module docstring). Raises TrajectoryError."""
+    check_finite_scores(record, f"{path}:{line}")
     if not isinstance(record, dict):
         raise _fail(path, line, record, f"expected an object, got {type(record).__name__}")
     payload = dict(record)
@@ -228,10 +271,7 @@ def read_generic(path: str | Path, limit: int | None = None) -> list[Trajectory]
     """Read the generic JSON (a list) or JSONL format. Raises InputFormatError / TrajectoryError."""
     path = Path(path)
     if path.suffix == ".json":
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise InputFormatError(f"{path}:{exc.lineno}: malformed JSON: {exc.msg}") from None
+        data = _load_json(path)
         if not isinstance(data, list):
             raise InputFormatError(f"{path}:1: expected a JSON list of trajectories")
         records = list(enumerate(data, start=1))

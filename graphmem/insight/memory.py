@@ -35,7 +35,7 @@ from graphmem.insight.models import (
 from graphmem.insight.store import InsightStore
 from graphmem.llm import LLMUsage
 from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallResult, Round,
-                             check_count)
+                             check_count, check_number)
 from graphmem.names import node_id
 
 if TYPE_CHECKING:
@@ -126,9 +126,7 @@ class InsightMemory(Memory[InsightItem]):
         check_count("k", k)
         query_k = check_count("query_k", query_k if query_k is not None
                               else self.recall_params.query_k)
-        lam = self.recall_params.lam if lam is None else lam
-        if isinstance(lam, bool) or not isinstance(lam, (int, float)) or not lam >= 0:
-            raise InvalidInputError(f"lam must be a number >= 0, got {lam!r}")
+        lam = check_number("lam", self.recall_params.lam if lam is None else lam, low=0.0)
         vector = self._embedding(query, embedding)
         embedded = time.perf_counter()
         seeds, expanded, insights = self.store.recall(vector, query_k, float(lam), k)

@@ -23,10 +23,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import BaseModel, Field
 
+from graphmem.embeddings import validate_vectors
+from graphmem.errors import InvalidInputError
 from graphmem.insight.datasets import ReplayTask, load_tasks, outcome_source
 from graphmem.insight.memory import InsightMemory
 from graphmem.insight.models import OperationSet
 from graphmem.llm import LLMUsage
+from graphmem.memory import check_count, check_number
 
 if TYPE_CHECKING:
     from graphmem.facade import GraphMemory
@@ -108,11 +111,22 @@ def replay(
         InvalidInputError, InputFormatError, ConfigurationError (dataset); ControllerError (LLM).
     """
     began = time.monotonic()
+    check_count("k", k)
+    check_count("query_k", query_k)
+    lam = check_number("lam", lam, low=0.0)
+    if limit is not None:
+        check_count("limit", limit, high=10_000_000)
     items = list(tasks) if tasks is not None else load_tasks(dataset, limit, data_root)
     if tasks is not None and limit is not None:
         items = items[:limit]
-    vectors = (embeddings[: len(items)] if embeddings is not None
-               else memory.embedder.embed_documents([t.query for t in items]))
+    if embeddings is not None:
+        vectors = validate_vectors(embeddings, memory.embedder.dimension, "replay embeddings")
+        if len(vectors) < len(items):
+            raise InvalidInputError(f"replay embeddings: {len(vectors)} rows for {len(items)} "
+                                    f"tasks")
+        vectors = vectors[: len(items)]
+    else:
+        vectors = memory.embedder.embed_documents([t.query for t in items])
     ops = OperationSet(operation_set or memory.operation_set)
     kinds: dict[str, str] = {}
     decisions: Counter[str] = Counter()
@@ -181,7 +195,16 @@ def replay_sweep(
     ``replay-<uuid>`` through ``mem.scoped(...)`` (``mem`` is the
     :class:`~graphmem.facade.GraphMemory`; its ``llm`` drives the controller), deleted afterwards
     unless ``keep``. Tasks are loaded and embedded once. ``k`` = B insights per task (eq. 10),
-    ``query_k`` similar queries (eq. 2)."""
+    ``query_k`` similar queries (eq. 2).
+
+    Raises:
+        InvalidInputError: ``k``, ``query_k``, ``limit`` or a λ out of range (before any work).
+    """
+    check_count("k", k)
+    check_count("query_k", query_k)
+    lambdas = [check_number("lam", lam, low=0.0) for lam in lambdas]
+    if limit is not None:
+        check_count("limit", limit, high=10_000_000)
     items = load_tasks(dataset, limit, data_root)
     vectors = mem.embedder.embed_documents([t.query for t in items])
     reports = []

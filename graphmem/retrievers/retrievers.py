@@ -9,7 +9,13 @@
 
 The namespace is fixed when the retriever is built (frozen field; by default the facade's); it
 cannot be changed per call. ``k`` comes from the constructor and may be overridden per call
-(``invoke(query, k=3)``); nothing else may. The async path is native: it awaits the memories'
+(``invoke(query, k=3)``); nothing else may.
+
+Options, as LangChain's vector-store retrievers take them (:data:`SUPPORTED_OPTIONS`): ``k``;
+``search_kwargs={"k": n, "score_threshold": x, "filter": {...}}``; ``score_threshold`` (documents
+whose metadata ``score`` is below it are dropped); ``filter`` on metadata ``kind`` and/or
+``memory``, each an exact value or a list of accepted values. Any other argument raises
+:class:`~graphmem.errors.InvalidInputError` at construction, naming it and the supported ones. The async path is native: it awaits the memories'
 ``arecall`` (worker threads, so the event loop is never blocked), and the combined retriever runs
 its memories concurrently.
 """
@@ -28,11 +34,11 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import Field, PrivateAttr, model_validator
+from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
 from graphmem.errors import InvalidInputError
 from graphmem.facade import GraphMemory
-from graphmem.memory import MAX_K, Memory, memory_names, memory_spec
+from graphmem.memory import MAX_K, Memory, check_count, check_number, memory_names, memory_spec
 from graphmem.names import validate_namespace
 from graphmem.retrievers.fusion import RRF_K, reciprocal_rank_fusion
 
@@ -40,6 +46,73 @@ logger = logging.getLogger(__name__)
 
 #: Parameters of ``recall`` that are not options (the retriever sets them).
 _NOT_OPTIONS = {"self", "query", "k"}
+
+#: Keys ``search_kwargs`` may hold (as LangChain vector-store retrievers accept them).
+SEARCH_KWARGS = ("k", "score_threshold", "filter")
+#: Metadata keys a ``filter`` may test.
+FILTER_KEYS = ("kind", "memory")
+#: Constructor arguments every graphmem retriever accepts (plus its own, listed in errors).
+SUPPORTED_OPTIONS = ("graph_memory", "namespace", "k", "search_kwargs", "score_threshold",
+                     "filter", "tags", "metadata")
+#: How many more items a recall is asked for when ``filter``/``score_threshold`` may drop some.
+OVERFETCH = 4
+
+
+def _check_filter(value: Any) -> dict[str, tuple[str, ...]] | None:
+    """``{key: accepted values}`` of a metadata filter, or None. Raises InvalidInputError."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InvalidInputError(f"filter must be a dict over {list(FILTER_KEYS)}, got {value!r}")
+    out: dict[str, tuple[str, ...]] = {}
+    for key, accepted in value.items():
+        if key not in FILTER_KEYS:
+            raise InvalidInputError(f"filter key {key!r} is not supported; supported: "
+                                    f"{list(FILTER_KEYS)} (equality or a list of values)")
+        values = accepted if isinstance(accepted, (list, tuple, set, frozenset)) else [accepted]
+        if not values or not all(isinstance(v, str) for v in values):
+            raise InvalidInputError(f"filter {key!r} must be a string or a non-empty list of "
+                                    f"strings, got {accepted!r}")
+        out[key] = tuple(values)
+    return out
+
+
+def _merge_search_kwargs(cls_name: str, data: dict[str, Any]) -> dict[str, Any]:
+    """Move ``search_kwargs`` entries onto the retriever's own fields (refusing unknown keys
+    and a value given twice differently)."""
+    extra = data.get("search_kwargs")
+    if extra is None:
+        return data
+    if not isinstance(extra, dict):
+        raise InvalidInputError(f"{cls_name}: search_kwargs must be a dict, got {extra!r}")
+    unknown = sorted(set(extra) - set(SEARCH_KWARGS))
+    if unknown:
+        raise InvalidInputError(f"{cls_name}: search_kwargs key(s) {unknown!r} are not "
+                                f"supported; supported: {list(SEARCH_KWARGS)}")
+    merged = {key: value for key, value in data.items() if key != "search_kwargs"}
+    for key, value in extra.items():
+        if key in merged and merged[key] != value:
+            raise InvalidInputError(f"{cls_name}: {key} given twice: {merged[key]!r} and "
+                                    f"search_kwargs[{key!r}]={value!r}")
+        merged[key] = value
+    return merged
+
+
+def select_documents(docs: list[Document], score_threshold: float | None,
+                     metadata_filter: dict[str, tuple[str, ...]] | None) -> list[Document]:
+    """``docs`` without those whose metadata ``score`` is below ``score_threshold`` or whose
+    metadata misses ``metadata_filter`` (each key one of its accepted values); order kept."""
+    out = []
+    for doc in docs:
+        score = doc.metadata.get("score")
+        if score_threshold is not None and (not isinstance(score, (int, float))
+                                            or score < score_threshold):
+            continue
+        if metadata_filter and any(doc.metadata.get(key) not in accepted
+                                   for key, accepted in metadata_filter.items()):
+            continue
+        out.append(doc)
+    return out
 
 
 def recall_options(memory: str) -> tuple[str, ...]:
@@ -78,18 +151,49 @@ def _pydantic_message(exc: pydantic.ValidationError) -> str:
 class _NamespacedRetriever(BaseRetriever):
     """Fields and checks shared by the graphmem retrievers."""
 
+    model_config = ConfigDict(extra="forbid")
+
     graph_memory: GraphMemory = Field(frozen=True, exclude=True,
                                       description="the facade (connection, embedder, llm)")
     namespace: str = Field(frozen=True, description="tenant scope; default the facade's")
-    k: int = Field(4, ge=1, le=MAX_K, description="documents returned")
+    k: int = Field(4, description="documents returned (1..200)")
+    score_threshold: float | None = Field(
+        None, description="drop documents whose metadata score is below it")
+    filter: dict[str, Any] | None = Field(
+        None, description="metadata filter on kind / memory: a value or a list of values")
 
     _graph: GraphMemory = PrivateAttr()
+    _filter: dict[str, tuple[str, ...]] | None = PrivateAttr(None)
 
     def __init__(self, **data: Any):
+        name = type(self).__name__
+        data = _merge_search_kwargs(name, data)
+        unknown = sorted(set(data) - set(type(self).model_fields))
+        if unknown:
+            raise InvalidInputError(
+                f"{name}: unsupported argument(s) {unknown!r}; supported: "
+                f"{sorted(type(self).model_fields)} (search_kwargs may hold "
+                f"{list(SEARCH_KWARGS)})")
+        try:
+            check_count("k", data.get("k", 4))
+            if data.get("score_threshold") is not None:
+                data["score_threshold"] = check_number("score_threshold",
+                                                       data["score_threshold"])
+            _check_filter(data.get("filter"))
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{name}: {exc}") from None
         try:
             super().__init__(**data)
         except pydantic.ValidationError as exc:
-            raise InvalidInputError(f"{type(self).__name__}: {_pydantic_message(exc)}") from None
+            raise InvalidInputError(f"{name}: {_pydantic_message(exc)}") from None
+
+    @property
+    def _selecting(self) -> bool:
+        return self.score_threshold is not None or bool(self._filter)
+
+    def _select(self, docs: list[Document], k: int) -> list[Document]:
+        """The first ``k`` of ``docs`` that pass ``score_threshold`` and ``filter``."""
+        return select_documents(docs, self.score_threshold, self._filter)[:k]
 
     @model_validator(mode="before")
     @classmethod
@@ -106,6 +210,7 @@ class _NamespacedRetriever(BaseRetriever):
         facade = self.graph_memory
         self._graph = (facade if facade.namespace == self.namespace
                        else facade.scoped(self.namespace))
+        self._filter = _check_filter(self.filter)
 
     def _k_of(self, kwargs: dict[str, Any]) -> int:
         """The per-call ``k`` (only ``k`` may be given per call)."""
@@ -115,10 +220,7 @@ class _NamespacedRetriever(BaseRetriever):
                                   f"namespace={kwargs['namespace']!r} per call")
         if extra:
             raise InvalidInputError(f"unknown retriever argument(s) {sorted(extra)!r}; only k")
-        k = kwargs.get("k", self.k)
-        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
-            raise InvalidInputError(f"k must be an integer in 1..{MAX_K}, got {k!r}")
-        return k
+        return check_count("k", kwargs.get("k", self.k))
 
 
 class GraphMemoryRetriever(_NamespacedRetriever):
@@ -139,8 +241,13 @@ class GraphMemoryRetriever(_NamespacedRetriever):
         recall_kwargs: options of the memory's ``recall`` (its keyword parameters besides
             ``query`` and ``k``, e.g. insight ``query_k``/``lam``, experience ``t``, state and
             associative ``max_rounds``); checked against the signature at construction.
+        search_kwargs: ``{"k", "score_threshold", "filter"}`` as LangChain vector-store
+            retrievers take them (each the same as the argument of that name).
+        score_threshold: drop documents whose metadata ``score`` is below it (finite).
+        filter: ``{"kind": ..., "memory": ...}``, each a value or a list of accepted values.
     Raises:
-        InvalidInputError: a bad namespace, memory, k or recall option (at construction); a
+        InvalidInputError: a bad namespace, memory, k, threshold, filter or recall option, or
+            any other argument (at construction, naming it and the supported ones); a
             ``namespace`` or other unknown argument per call.
     """
 
@@ -158,17 +265,25 @@ class GraphMemoryRetriever(_NamespacedRetriever):
         """The memory instance this retriever reads (e.g. :class:`graphmem.state.StateMemory`)."""
         return self._graph.memory(self.memory)
 
+    def _asked(self, k: int) -> int:
+        """Items asked of the memory: ``k``, more when ``filter``/``score_threshold`` may drop
+        some (at most ``MAX_K``)."""
+        return min(MAX_K, k * OVERFETCH) if self._selecting else k
+
     def recall_documents(self, query: str, k: int | None = None) -> list[Document]:
-        """Synchronous recall of ``k`` (default ``self.k``) Documents, without callbacks."""
+        """Synchronous recall of ``k`` (default ``self.k``) Documents, without callbacks; those
+        below ``score_threshold`` or outside ``filter`` dropped."""
         k = self._k_of({} if k is None else {"k": k})
         memory = self.memory_object
-        return memory.documents(memory.recall(query, k=k, **self.recall_kwargs))[:k]
+        result = memory.recall(query, k=self._asked(k), **self.recall_kwargs)
+        return self._select(memory.documents(result), k)
 
     async def arecall_documents(self, query: str, k: int | None = None) -> list[Document]:
         """Async :meth:`recall_documents`: awaits the memory's ``arecall``."""
         k = self._k_of({} if k is None else {"k": k})
         memory = self.memory_object
-        return memory.documents(await memory.arecall(query, k=k, **self.recall_kwargs))[:k]
+        result = await memory.arecall(query, k=self._asked(k), **self.recall_kwargs)
+        return self._select(memory.documents(result), k)
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
                                 **kwargs: Any) -> list[Document]:
@@ -228,6 +343,8 @@ class CombinedGraphMemoryRetriever(_NamespacedRetriever):
         weights: per-memory RRF weight (default 1.0 each).
         recall_kwargs: per-memory recall options, e.g. ``{"state": {"max_rounds": 2}}``
             (checked against each memory's ``recall`` signature).
+        search_kwargs, score_threshold, filter: as :class:`GraphMemoryRetriever`, applied to
+            each memory's documents (its own ``score``) before fusion.
     Raises:
         InvalidInputError: as :class:`GraphMemoryRetriever`; unknown or repeated memories;
             rrf_k ≤ 0; negative weights.
@@ -267,10 +384,12 @@ class CombinedGraphMemoryRetriever(_NamespacedRetriever):
 
     def _fuse(self, lists: list[list[Document]], k: int) -> list[Document]:
         weights = [self.weights.get(m, 1.0) for m in self.memories]
+        lists = [select_documents(docs, self.score_threshold, self._filter) for docs in lists]
         return reciprocal_rank_fusion(lists, k=self.rrf_k, weights=weights)[:k]
 
     def _fetch(self, k: int) -> int:
-        return max(self.fetch_k or k, 1)
+        fetch = max(self.fetch_k or k, 1)
+        return min(MAX_K, fetch * OVERFETCH) if self._selecting else fetch
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
                                 **kwargs: Any) -> list[Document]:

@@ -33,12 +33,14 @@ from graphmem.llm import LLMUsage
 from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallResult, Round,
                              check_count)
 from graphmem.names import node_id
+from graphmem.state.dedupe import dedupe_items
 from graphmem.state.extraction import HeuristicStateExtractor, LLMStateExtractor
 from graphmem.state.models import StateItem, TimeRange
 from graphmem.state.planner import HeuristicStatePlanner, LLMStatePlanner, detect_intent
 from graphmem.state.ranking import fuse_keyword, merge_hit, rank
 from graphmem.state.store import StateStore
 from graphmem.state.topics import TopicAssigner, TopicRef, key_phrase
+from graphmem.text import matching_tokens
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -48,14 +50,15 @@ logger = logging.getLogger(__name__)
 #: Turns per progress report when a conversation is one transaction.
 PROGRESS_CHUNK = 25
 
-_WORD = re.compile(r"[A-Za-z0-9]+")
 _MONTHS = ("january february march april may june july august september october november "
            "december").split()
 
 
 def keyword_query(question: str) -> str:
-    """A Lucene OR-query of the question's content words (letters/digits only, so no escaping)."""
-    words = [w for w in _WORD.findall(question) if w.lower() not in ENGLISH_STOP_WORDS and len(w) > 1]
+    """A Lucene OR-query of the question's content words: :func:`graphmem.text.matching_tokens`
+    (word characters of any script, NFC and case-folded, so ``naïve`` and ``東京`` stay whole and
+    need no escaping; ``_`` is not a Lucene operator)."""
+    words = [w for w in matching_tokens(question) if w not in ENGLISH_STOP_WORDS and len(w) > 1]
     return " OR ".join(dict.fromkeys(words))
 
 
@@ -243,14 +246,15 @@ class StateMemory(Memory[StateItem]):
                 :class:`LLMStatePlanner` when ``llm`` is set, else :class:`HeuristicStatePlanner`.
         Returns:
             :class:`~graphmem.memory.RecallResult` of :class:`StateItem` (events and states)
-            ranked by fused score; ``rounds`` lists each round's action, reason and the ids it
+            ranked by fused score, one item per evidence (an Event and a State with the same
+            text and source ids give one item, the other's id in ``also``); ``rounds`` lists each round's action, reason and the ids it
             added (``details["intent"]`` on the first); ``timings`` in ms (embed, search, total).
         Raises:
             EmptyTextError: empty question. InvalidInputError: k or max_rounds out of range.
             ControllerError: the LLM planner failed twice.
         """
         run = self._run(query, k, max_rounds, planner)
-        items = run["ranked"][:k]
+        items = dedupe_items(run["ranked"])[:k]
         return RecallResult[StateItem](
             memory=self.name, namespace=self.namespace, query=query, items=items,
             rounds=run["rounds"], controller=run["planner"].name, llm_usage=run["usage"],
@@ -371,15 +375,17 @@ class StateMemory(Memory[StateItem]):
 
     def documents(self, result: RecallResult[StateItem]) -> list[Document]:
         """One Document per item: provenance ``dia_ids`` (source turn ids), topic, validity
-        interval, current / conflict flags and ``found_by``; an event's fusion key is its turn
-        key (:func:`graphmem.documents.turn_key`)."""
+        interval, current / conflict flags, ``found_by`` and ``also`` (items folded into it);
+        the fusion key of an item with source turns is its turn key
+        (:func:`graphmem.documents.turn_key`), so an Event, a State saying the same on the same
+        turns and an associative Episode of that turn fuse into one document."""
         return [
             item_document(
-                h, result.namespace, rank, [h.topic_id],
-                {"dia_ids": list(h.source_ids), "topic": h.topic, "topic_id": h.topic_id,
+                h, result.namespace, rank, [h.topic_id, *h.also],
+                {"also": list(h.also), "dia_ids": list(h.source_ids), "topic": h.topic, "topic_id": h.topic_id,
                  "occurred_at": iso(h.occurred_at), "valid_from": iso(h.valid_from),
                  "valid_to": iso(h.valid_to), "current": h.current, "conflict": h.conflict,
                  "found_by": list(h.found_by)},
-                turn_key(list(h.source_ids), h.text) if h.kind == "event" and h.source_ids else None)
+                turn_key(list(h.source_ids), h.text) if h.source_ids else None)
             for rank, h in enumerate(result.items, start=1)
         ]

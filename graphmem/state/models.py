@@ -65,6 +65,8 @@ class StateItem(RecallItem):
             fact and is kept side by side.
         condition / subject / value: the state's condition, whose fact it is, its value.
         found_by: the retrieval actions that found it, first first.
+        also: ids of lower-ranked items folded into this one because they say the same text
+            on the same source turns (an Event and the State derived from it).
     """
 
     memory: str = "state"
@@ -80,6 +82,7 @@ class StateItem(RecallItem):
     subject: str | None = None
     value: str | None = None
     found_by: list[str] = Field(default_factory=list)
+    also: list[str] = Field(default_factory=list)
 
 
 class TimeRange(BaseModel):

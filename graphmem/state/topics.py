@@ -47,12 +47,22 @@ class TopicAssigner:
         return None
 
     def nearest(self, subject: str, embedding: np.ndarray) -> tuple[TopicRef | None, float]:
-        """Best topic of ``subject`` for a unit vector ``(d,)`` and its cosine (or None, -1)."""
+        """Best topic of ``subject`` for a unit vector ``(d,)`` and its cosine (or None, -1).
+
+        A stored topic whose vector is of another width (written with another embedder) or is
+        not usable (NaN, infinity, all zeros) is skipped with a warning, never compared."""
         best, best_sim = None, -1.0
         for topic in self.topics:
             if topic.subject != subject:
                 continue
-            sim = float(np.dot(topic.embedding, embedding))
+            vector = np.asarray(topic.embedding, dtype=np.float64)
+            if vector.shape != np.shape(embedding) or not np.isfinite(vector).all() \
+                    or not vector.any():
+                logger.warning("topic %s skipped: its vector (shape %s) is unusable for a (%s,) "
+                               "query vector", topic.id, vector.shape, np.shape(embedding)[0]
+                               if np.ndim(embedding) else "?")
+                continue
+            sim = float(np.dot(vector, embedding))
             if sim > best_sim:
                 best, best_sim = topic, sim
         return best, best_sim

@@ -11,13 +11,13 @@ import pytest
 from graphmem.conversations import (
     Conversation,
     detect_format,
-    parse_timestamp,
     read_conversations,
     read_generic,
     read_locomo,
     read_memconflict,
 )
 from graphmem.errors import InputFormatError
+from graphmem.timeparse import parse_timestamp
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
@@ -138,9 +138,9 @@ def test_generic_json_conversation_objects_and_duplicate_ids(tmp_path: Path) -> 
 
 
 def test_parse_timestamp_naive_gets_default_tz() -> None:
-    assert parse_timestamp("8 May 2023").tzinfo == timezone.utc
+    assert parse_timestamp("8 May 2023", field="f", default_tz=timezone.utc).tzinfo == timezone.utc
     with pytest.raises(ValueError):
-        parse_timestamp("")
+        parse_timestamp("", field="f")
 
 
 def _mc_record() -> dict:

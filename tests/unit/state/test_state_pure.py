@@ -128,4 +128,4 @@ def test_time_range_and_keyword_query():
     assert span.end.month == 5 and span.end.day == 31
     assert time_range_of("What did she do last week?") is None
     assert keyword_query("When did Caroline go to the LGBTQ support group?") == \
-        "did OR Caroline OR LGBTQ OR support OR group"
+        "did OR caroline OR lgbtq OR support OR group"
