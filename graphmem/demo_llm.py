@@ -213,7 +213,7 @@ def main() -> None:
 
     logging.basicConfig(level=logging.WARNING)
     console = Console()
-    mem = GraphMemory.from_settings(namespace="demo-llm")
+    mem = GraphMemory.from_settings(namespace="demo-llm", migrate=True)
     try:
         mem.delete_namespace()
         run_llm_demo(mem, console)

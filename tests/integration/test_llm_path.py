@@ -90,15 +90,16 @@ def _timed(fn: Any) -> Any:
     return out
 
 
-def _counted(usage: LLMUsage, operation: str) -> None:
-    """``usage`` counted 1-2 calls (one retry allowed) with tokens for ``operation``."""
+def _counted(usage: LLMUsage, operation: str, max_calls: int = 2) -> None:
+    """``usage`` counted 1..``max_calls`` calls (one retry each allowed) with tokens for
+    ``operation``."""
     op = usage.operations[operation]
     _STATS["calls"] += op.calls
     _STATS["input"] += op.input_tokens
     _STATS["output"] += op.output_tokens
     logger.info("%s: %d call(s), %d prompt + %d reply tokens", operation, op.calls,
                 op.input_tokens, op.output_tokens)
-    assert 1 <= op.calls <= 2 and op.input_tokens > 0 and op.output_tokens > 0
+    assert 1 <= op.calls <= max_calls and op.input_tokens > 0 and op.output_tokens > 0
 
 
 def _conversation(turns: int = 3) -> Any:
@@ -125,7 +126,7 @@ def test_state_ingest_and_recall(runner, embedder, namespace, llm) -> None:
     assert report.created.get("Event") == 3
     question = f"What did {conversation.turns[0].speaker} talk about?"
     result = _timed(lambda: mem.recall(question, k=5, max_rounds=2))
-    _counted(result.llm_usage, "state.controller")
+    _counted(result.llm_usage, "state.controller", max_calls=4)  # <= 2 rounds, 1 retry each
     choices = llm.replies("ControllerChoice")
     assert choices and all(isinstance(c, ControllerChoice) for c in choices)
     assert result.rounds and all(r.action for r in result.rounds)
@@ -202,18 +203,22 @@ def test_experience_insights(runner, embedder, namespace, llm) -> None:
 def test_malformed_reply_is_retried_once_then_nothing_is_written(runner, embedder,
                                                                  namespace) -> None:
     bad = tool_reply("ControllerOutput", {"edits": [], "add": True}, 20, 4)  # no new_insight
-    mem = InsightMemory(runner, embedder, namespace, llm=ScriptedChatModel(responses=[bad, bad]))
+    never = tool_reply("ControllerOutput", {"edits": [], "add": False})
+    model = ScriptedChatModel(responses=[bad, bad, never])
+    mem = InsightMemory(runner, embedder, namespace, llm=model)
     before = mem.counts()
-    with pytest.raises(ControllerError, match="insight.controller"):
+    with pytest.raises(ControllerError, match="insight.controller: invalid LLM output after 2"):
         mem.feedback("Boil water for tea", "resolved", ["fill kettle", "switch on"], [])
+    assert model.i == 2  # asked exactly twice: the first try and one retry
     assert mem.counts() == before
-    op = mem.llm_usage.operations["insight.controller"]
-    assert (op.calls, op.input_tokens, op.output_tokens) == (2, 40, 8)
-    state = StateMemory(runner, embedder, namespace, llm=ScriptedChatModel(responses=[
+    extraction = ScriptedChatModel(responses=[
         tool_reply("ExtractionBatch", {"items": [{"index": 7, "subject": "A", "topic": "t"}]}),
-        tool_reply("ExtractionBatch", {"items": [{"index": 0, "subject": " ", "topic": "t"}]})]))
-    with pytest.raises(ControllerError, match="state.extract"):
+        tool_reply("ExtractionBatch", {"items": [{"index": 0, "subject": " ", "topic": "t"}]}),
+        tool_reply("ExtractionBatch", {"items": []})])
+    state = StateMemory(runner, embedder, namespace, llm=extraction)
+    with pytest.raises(ControllerError, match="state.extract: invalid LLM output after 2"):
         state.ingest([_conversation(2)])
+    assert extraction.i == 2
     assert state.counts() == {"Topic": 0, "Event": 0, "State": 0}
 
 
