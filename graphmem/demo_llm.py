@@ -86,8 +86,10 @@ def _memories(mem: Any, llm: Any) -> dict[str, Any]:
     from graphmem.state import StateMemory
 
     args = (mem.runner, mem.embedder, mem.namespace)
-    return {"state": StateMemory(*args, llm=llm), "associative": AssociativeMemory(*args, llm=llm),
-            "insight": InsightMemory(*args, llm=llm), "experience": ExperienceMemory(*args, llm=llm)}
+    return {"state": StateMemory(*args, llm=llm),
+            "associative": AssociativeMemory(*args, llm=llm),
+            "insight": InsightMemory(*args, llm=llm),
+            "experience": ExperienceMemory(*args, llm=llm)}
 
 
 def _step(rows: list[dict[str, Any]], title: str, run: Callable[[], LLMUsage]) -> None:
