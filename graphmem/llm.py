@@ -12,25 +12,35 @@ A call may pass ``json_schema``: the reply model's JSON schema with the rules th
 built by :func:`graphmem.llm_schema.constrained_schema` (re-exported here). A model that decodes
 under a schema (:class:`graphmem.llm_local.LocalChatModel`) gets it, so its reply cannot leave
 it; with any model, the reply is checked against it before it is returned, and a reply that
-breaks it is retried once like a malformed one. What each operation should pass::
+breaks it is retried once like a malformed one. What each operation passes (each builder lives
+beside its controller)::
 
-    # insight.controller: exactly one edit per retrieved insight, allowed operations only,
-    # revised_content with REVISE, a non-blank new_insight when add is true
+    # insight.controller (insight.controller.controller_json_schema): exactly one edit per
+    # retrieved insight, allowed operations only, a non-blank reason, revised_content with
+    # REVISE, a non-blank new_insight when add is true (no edits when nothing was retrieved)
     constrained_schema(schema, enums={"edits.operation": list(operations.edit_operations)},
                        min_length=["edits.reason"], one_each={"edits.insight_id": ids},
                        required_if={"new_insight": ("add", True),
                                     "edits.revised_content": ("operation", "REVISE")})
-    # state.extract: turn indices of this batch, non-blank subject and topic
+    # state.extract (state.extraction.extraction_json_schema): turn indices of this batch,
+    # at most one item per turn, non-blank subject and topic
     constrained_schema(ExtractionBatch, ranges={"items.index": (0, len(chunk) - 1)},
                        min_length=["items.subject", "items.topic"],
                        max_items={"items": len(chunk)})
-    # state.controller: the action enum is in the model already; nothing call-specific
-    # associative.extract: source ids of this batch only, non-blank cues, tags and facts
+    # state.controller (state.planner.planner_json_schema): the action enum, without
+    # time_range when the question names no date range
+    constrained_schema(ControllerChoice, enums={"action": allowed})
+    # associative.extract (associative.llm_extraction.extraction_json_schema): source ids of
+    # this batch only, non-blank cues, tags and facts, bounded lists
     constrained_schema(EpisodeBatchExtraction, enums={"episodes.source_id": wanted},
-                       min_length=True, max_items={"episodes": len(wanted)})
-    # associative.route: tag numbers shown (1-based) only
-    constrained_schema(LLMRouting, ranges={"selected": (1, len(shown))})
-    # experience.intra_insight / experience.cross_insight: a non-blank insight
+                       min_length=True, max_items={"episodes": len(wanted),
+                                                   "episodes.cues": 10, ...})
+    # associative.route (associative.routing.routing_json_schema): tag numbers shown
+    # (1-based) only
+    constrained_schema(LLMRouting, ranges={"selected": (1, len(shown))},
+                       max_items={"selected": len(shown)})
+    # experience.intra_insight / experience.cross_insight (experience.insights.
+    # insight_json_schema): a non-blank insight
     constrained_schema(InsightText, min_length=True)
 
 Replies that are malformed, break the schema, time out (:class:`LLMTimeoutError`) or make the

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from graphmem.associative.extraction import normalise_cue
 from graphmem.associative.models import CueLink, EpisodeExtraction, EpisodeInput, SemanticFact
 from graphmem.errors import ControllerError
-from graphmem.llm import LLMUsage, invoke_structured
+from graphmem.llm import LLMUsage, constrained_schema, invoke_structured
 
 logger = logging.getLogger(__name__)
 
@@ -47,13 +47,28 @@ _SYSTEM = (
 )
 
 
+#: Most cues per episode and facts per episode a reply may hold (bounds the reply length).
+MAX_CUES, MAX_FACTS = 10, 5
+
+
+def extraction_json_schema(source_ids: Sequence[str]) -> dict[str, Any]:
+    """The call-specific JSON schema of one cue-extraction call over episodes ``source_ids``
+    (non-empty): source ids of this batch only, at most one item per episode, non-blank cues,
+    tags and facts, at most :data:`MAX_CUES` cues and :data:`MAX_FACTS` facts per episode."""
+    return constrained_schema(
+        EpisodeBatchExtraction, enums={"episodes.source_id": list(source_ids)}, min_length=True,
+        max_items={"episodes": len(source_ids), "episodes.cues": MAX_CUES,
+                   "episodes.semantic_units": MAX_FACTS,
+                   "episodes.semantic_units.cues": MAX_CUES})
+
+
 class LLMCueExtractor:
     """``F_cue`` / ``F_tag`` by a langchain-core chat model with structured output (MRAgent
     section 5). Episodes go in batches; each batch is one call (one retry on invalid output).
 
     Raises (from :meth:`extract`):
-        ControllerError: invalid output after the retry, or items whose source ids do not
-            match the batch; nothing is written by the caller then.
+        ControllerError: invalid output after the retry (source ids outside the batch, blank
+            cues or tags break the call's schema); nothing is written by the caller then.
     """
 
     name = "llm"
@@ -64,26 +79,26 @@ class LLMCueExtractor:
         self.batch_size = batch_size
 
     def _batch(self, batch: Sequence[EpisodeInput]) -> list[EpisodeExtraction]:
+        """One call (plus one retry) for ``batch`` under :func:`extraction_json_schema`."""
         lines = [f"[{e.source_id}] ({e.occurred_at:%d %B %Y}) {e.content}" for e in batch]
         messages = [("system", _SYSTEM), ("human", "Episodes:\n" + "\n".join(lines))]
         wanted = [e.source_id for e in batch]
-        problem = ""
-        for _attempt in range(2):
-            result = invoke_structured(self.llm, EpisodeBatchExtraction, messages, self.usage,
-                                       "associative.extract")
-            by_id = {item.source_id: item for item in result.episodes}
-            unknown = set(by_id) - set(wanted)
-            if not unknown:
-                out = []
-                for sid in wanted:
-                    item = by_id.get(sid)
-                    cues = [c.model_copy(update={"cue": normalise_cue(c.cue)})
-                            for c in (item.cues if item else []) if normalise_cue(c.cue)]
-                    out.append(EpisodeExtraction(cues=cues,
-                                                 semantic_units=item.semantic_units if item else []))
-                return out
-            problem = f"unknown source ids {sorted(unknown)} (batch {wanted})"
-        raise ControllerError(f"associative.extract: {problem}")
+        result = invoke_structured(self.llm, EpisodeBatchExtraction, messages, self.usage,
+                                   "associative.extract",
+                                   json_schema=extraction_json_schema(wanted))
+        by_id = {item.source_id: item for item in result.episodes}
+        unknown = set(by_id) - set(wanted)
+        if unknown:  # the schema rules this out; kept for models that ignore it
+            raise ControllerError(f"associative.extract: unknown source ids {sorted(unknown)} "
+                                  f"(batch {wanted})")
+        out = []
+        for sid in wanted:
+            item = by_id.get(sid)
+            cues = [c.model_copy(update={"cue": normalise_cue(c.cue)})
+                    for c in (item.cues if item else []) if normalise_cue(c.cue)]
+            out.append(EpisodeExtraction(cues=cues,
+                                         semantic_units=item.semantic_units if item else []))
+        return out
 
     def extract(self, episodes: Sequence[EpisodeInput]) -> list[EpisodeExtraction]:
         """One :class:`EpisodeExtraction` per episode, in order."""

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from graphmem.associative.models import Evidence
 from graphmem.associative.reconstruction import select_top
 from graphmem.errors import ControllerError
-from graphmem.llm import LLMUsage, invoke_structured
+from graphmem.llm import LLMUsage, constrained_schema, invoke_structured
 
 logger = logging.getLogger(__name__)
 
@@ -78,11 +78,22 @@ _SYSTEM = (
 )
 
 
+def routing_json_schema(n_shown: int) -> dict[str, Any]:
+    """The call-specific JSON schema of one routing call over ``n_shown`` numbered candidates:
+    each selected number in ``1..n_shown`` and at most ``n_shown`` of them; with no candidate
+    shown, ``selected`` must be empty."""
+    if n_shown <= 0:
+        return constrained_schema(LLMRouting, max_items={"selected": 0})
+    return constrained_schema(LLMRouting, ranges={"selected": (1, n_shown)},
+                              max_items={"selected": n_shown})
+
+
 class LLMAssociativeRouter:
     """LLM routing over tag candidates; counts calls in ``usage`` under ``associative.route``.
 
     Raises (from :meth:`route`):
-        ControllerError: invalid output, or selected numbers outside the list, twice.
+        ControllerError: invalid output, or selected numbers outside the list (they break
+            the call's schema), twice.
     """
 
     name = "llm"
@@ -104,13 +115,12 @@ class LLMAssociativeRouter:
             ("human", f"Question: {question}\n\nEvidence so far:\n" + "\n".join(found)
              + "\n\nCandidates:\n" + ("\n".join(lines) or "(none)")),
         ]
-        problem = ""
-        for _attempt in range(2):
-            out = invoke_structured(self.llm, LLMRouting, messages, self.usage, "associative.route")
-            bad = [n for n in out.selected if not 1 <= n <= len(shown)]
-            if not bad:
-                ids = list(dict.fromkeys(shown[n - 1].tag_id for n in out.selected))
-                return RouteDecision(tag_ids=ids, sufficient=out.sufficient,
-                                     reason=f"llm: {out.reason}".strip())
-            problem = f"selected numbers {bad} outside 1..{len(shown)}"
-        raise ControllerError(f"associative.route: {problem}")
+        out = invoke_structured(self.llm, LLMRouting, messages, self.usage, "associative.route",
+                                json_schema=routing_json_schema(len(shown)))
+        bad = [n for n in out.selected if not 1 <= n <= len(shown)]
+        if bad:  # the schema rules this out; kept for models that ignore it
+            raise ControllerError(f"associative.route: selected numbers {bad} outside "
+                                  f"1..{len(shown)}")
+        ids = list(dict.fromkeys(shown[n - 1].tag_id for n in out.selected))
+        return RouteDecision(tag_ids=ids, sufficient=out.sufficient,
+                             reason=f"llm: {out.reason}".strip())

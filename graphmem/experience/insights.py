@@ -22,7 +22,7 @@ import networkx as nx
 from pydantic import BaseModel, Field
 
 from graphmem.experience.edit_path import EditPath
-from graphmem.llm import LLMUsage, invoke_structured
+from graphmem.llm import LLMUsage, constrained_schema, invoke_structured
 
 logger = logging.getLogger(__name__)
 
@@ -188,6 +188,11 @@ def graph_lines(graph: nx.DiGraph, limit: int = 60) -> str:
     return "\n".join(f"- '{d['observation']}' => {graph.nodes[v]['raw']}" for _, v, d in edges[:limit])
 
 
+def insight_json_schema() -> dict[str, Any]:
+    """The JSON schema of one insight-text call: :class:`InsightText` with a non-blank text."""
+    return constrained_schema(InsightText, min_length=True)
+
+
 def render_intra_llm(llm: Any, usage: LLMUsage, query: str, reward: float, exploration: nx.DiGraph,
                      expert: nx.DiGraph, common: nx.DiGraph, records: list[EditRecord]) -> RenderedInsight:
     """Eq. 5 with a chat model: ``LLM(intra-prompt(q, G, G*, X))``. One retry, then
@@ -205,7 +210,8 @@ def render_intra_llm(llm: Any, usage: LLMUsage, query: str, reward: float, explo
                   f"Exploration graph:\n{graph_lines(exploration)}\n"
                   f"Expert graph:\n{graph_lines(expert)}\n" + "\n".join(structures)),
     ]
-    out = invoke_structured(llm, InsightText, messages, usage, "experience.intra_insight")
+    out = invoke_structured(llm, InsightText, messages, usage, "experience.intra_insight",
+                            json_schema=insight_json_schema())
     return RenderedInsight(text=out.insight, renderer="llm")
 
 
@@ -219,5 +225,6 @@ def render_cross_llm(llm: Any, usage: LLMUsage, query_i: str, query_j: str, expe
                   f"Task B: {query_j}\nExpert graph B:\n{graph_lines(expert_j)}\n"
                   f"Common subgraph:\n{graph_lines(common)}"),
     ]
-    out = invoke_structured(llm, InsightText, messages, usage, "experience.cross_insight")
+    out = invoke_structured(llm, InsightText, messages, usage, "experience.cross_insight",
+                            json_schema=insight_json_schema())
     return RenderedInsight(text=out.insight, renderer="llm")

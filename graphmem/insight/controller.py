@@ -28,7 +28,7 @@ from graphmem.insight.models import (
     Status,
 )
 from graphmem.insight.rendering import render_insight
-from graphmem.llm import LLMUsage, invoke_structured
+from graphmem.llm import LLMUsage, constrained_schema, invoke_structured
 
 logger = logging.getLogger(__name__)
 
@@ -183,6 +183,27 @@ def controller_schema(operations: OperationSet, insight_ids: Sequence[str]) -> t
     )
 
 
+def controller_json_schema(model: type[BaseModel], operations: OperationSet,
+                           insight_ids: Sequence[str]) -> dict[str, Any]:
+    """The call-specific JSON schema of one controller call: ``model`` (from
+    :func:`controller_schema`) with exactly one edit per retrieved insight id, in order; the
+    operation from ``operations`` only; a non-blank reason per edit; ``revised_content``
+    required and non-blank with REVISE; ``new_insight`` required and non-blank when ``add`` is
+    true. Without retrieved insights, ``edits`` must be empty."""
+    edit_ops = list(operations.edit_operations)
+    required_if: dict[str, tuple[str, Any]] = {"new_insight": ("add", True)}
+    if "REVISE" in edit_ops:
+        required_if["edits.revised_content"] = ("operation", "REVISE")
+    if not insight_ids:
+        return constrained_schema(model, enums={"edits.operation": edit_ops},
+                                  min_length=["edits.reason"], max_items={"edits": 0},
+                                  required_if={"new_insight": ("add", True)})
+    return constrained_schema(model, enums={"edits.operation": edit_ops},
+                              min_length=["edits.reason"],
+                              one_each={"edits.insight_id": list(insight_ids)},
+                              required_if=required_if)
+
+
 class LLMInsightController:
     """Prompt-constrained LLM controller (the paper's instantiation).
 
@@ -216,10 +237,18 @@ class LLMInsightController:
         ]
 
     def decide(self, ctx: ControllerInput, operations: OperationSet, usage: LLMUsage) -> ControllerPlan:
-        """Ask the LLM once (plus one retry) and convert its output into a plan."""
-        schema = controller_schema(operations, [i.id for i in ctx.retrieved])
+        """Ask the LLM once (plus one retry) and convert its output into a plan.
+
+        The call decodes under (and is checked against) :func:`controller_json_schema`.
+
+        Raises:
+            ControllerError: invalid or rule-breaking output twice.
+        """
+        ids = [i.id for i in ctx.retrieved]
+        schema = controller_schema(operations, ids)
         out = invoke_structured(self.llm, schema, self.messages(ctx, operations), usage,
-                                CONTROLLER_OPERATION)
+                                CONTROLLER_OPERATION,
+                                json_schema=controller_json_schema(schema, operations, ids))
         return ControllerPlan(
             controller="llm",
             operation_set=operations,

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from graphmem.conversations import Turn
-from graphmem.llm import LLMUsage, invoke_structured
+from graphmem.llm import LLMUsage, constrained_schema, invoke_structured
 from graphmem.state.models import Extraction
 
 logger = logging.getLogger(__name__)
@@ -126,6 +126,14 @@ _SYSTEM = (
 )
 
 
+def extraction_json_schema(n_turns: int) -> dict[str, Any]:
+    """The call-specific JSON schema of one extraction call over ``n_turns`` (>= 1) turns:
+    indices ``0..n_turns-1`` only, at most one item per turn, non-blank subject and topic."""
+    return constrained_schema(ExtractionBatch, ranges={"items.index": (0, n_turns - 1)},
+                              min_length=["items.subject", "items.topic"],
+                              max_items={"items": n_turns})
+
+
 class LLMStateExtractor:
     """Extractor backed by a langchain-core ``BaseChatModel`` (structured output).
 
@@ -144,6 +152,13 @@ class LLMStateExtractor:
         self.usage = LLMUsage()
 
     def extract(self, turns: Sequence[Turn]) -> list[Extraction]:
+        """One :class:`Extraction` per turn, same order; a turn the model skipped gets only its
+        speaker as subject. One call per ``batch_size`` turns, under
+        :func:`extraction_json_schema`; a repeated index keeps its last item.
+
+        Raises:
+            ControllerError: invalid or rule-breaking output twice for a batch.
+        """
         out: list[Extraction] = []
         for start in range(0, len(turns), self.batch_size):
             chunk = list(turns[start:start + self.batch_size])
@@ -151,7 +166,8 @@ class LLMStateExtractor:
                                 for i, t in enumerate(chunk))
             batch = invoke_structured(self.llm, ExtractionBatch,
                                       [("system", _SYSTEM), ("human", listing)],
-                                      self.usage, "state.extract")
+                                      self.usage, "state.extract",
+                                      json_schema=extraction_json_schema(len(chunk)))
             by_index = {item.index: item for item in batch.items}
             for i, turn in enumerate(chunk):
                 item = by_index.get(i)

@@ -12,12 +12,12 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 from pydantic import BaseModel, Field
 
-from graphmem.llm import LLMUsage, invoke_structured
+from graphmem.llm import LLMUsage, constrained_schema, invoke_structured
 from graphmem.memory import Round
 from graphmem.state.models import Action, Intent
 from graphmem.state.models import StateItem
@@ -114,6 +114,13 @@ _CONTROLLER_SYSTEM = (
 )
 
 
+def planner_json_schema(actions: Sequence[str] | None = None) -> dict[str, Any]:
+    """The JSON schema of one planner call: ``action`` from ``actions`` (default: every
+    :data:`~graphmem.state.models.Action`)."""
+    allowed = list(actions) if actions is not None else list(get_args(Action))
+    return constrained_schema(ControllerChoice, enums={"action": allowed})
+
+
 class LLMStatePlanner:
     """Controller backed by a langchain-core chat model (structured :class:`ControllerChoice`).
 
@@ -128,10 +135,19 @@ class LLMStatePlanner:
 
     def choose(self, question: str, intent: Intent, rounds: Sequence[Round], hits: Sequence[StateItem],
                has_time_range: bool) -> ControllerChoice:
+        """The next action, asked of the model under :func:`planner_json_schema` (without
+        ``time_range`` when the question names no date range).
+
+        Raises:
+            ControllerError: invalid output twice.
+        """
         history = "\n".join(f"round {r.number}: {r.action} added {len(r.added)}" for r in rounds)
         evidence = "\n".join(f"- [{h.kind}] {h.text[:160]}" for h in list(hits)[:8])
         prompt = (f"Question: {question}\nIntent (heuristic): {intent}\n"
                   f"Rounds so far:\n{history or 'none'}\nEvidence so far:\n{evidence or 'none'}")
         return invoke_structured(self.llm, ControllerChoice,
                                  [("system", _CONTROLLER_SYSTEM), ("human", prompt)],
-                                 self.usage, "state.controller")
+                                 self.usage, "state.controller",
+                                 json_schema=planner_json_schema(
+                                     None if has_time_range else
+                                     [a for a in get_args(Action) if a != "time_range"]))

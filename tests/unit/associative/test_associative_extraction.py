@@ -101,6 +101,6 @@ def test_llm_extractor_fills_the_same_model() -> None:
 def test_llm_extractor_wrong_ids_twice_is_a_controller_error() -> None:
     bad = tool_reply("EpisodeBatchExtraction", {"episodes": [{"source_id": "D9:9", "cues": []}]})
     usage = LLMUsage()
-    with pytest.raises(ControllerError, match="unknown source ids"):
+    with pytest.raises(ControllerError, match="source_id: .D9:9. is not one of"):
         LLMCueExtractor(ScriptedChatModel(responses=[bad, bad]), usage).extract([_episode("Hi there")])
     assert usage.operations["associative.extract"].calls == 2

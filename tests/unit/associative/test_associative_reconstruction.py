@@ -90,7 +90,7 @@ def test_llm_router_selects_by_number_and_counts_usage() -> None:
 def test_llm_router_out_of_range_twice_raises() -> None:
     usage = LLMUsage()
     bad = tool_reply("LLMRouting", {"selected": [9], "sufficient": False})
-    with pytest.raises(ControllerError, match=r"selected numbers \[9\] outside 1..4"):
+    with pytest.raises(ControllerError, match=r"selected\[0\]: 9 is above the maximum 4"):
         LLMAssociativeRouter(ScriptedChatModel(responses=[bad, bad]), usage).route("q", [], _candidates())
     assert usage.operations["associative.route"].calls == 2
 
