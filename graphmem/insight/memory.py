@@ -272,11 +272,15 @@ class InsightMemory(Memory[InsightItem]):
         related = self.store.related_queries(vector, qid, self.related_top, self.related_threshold)
 
         usage = LLMUsage()
-        plan = self.graph_controller.decide(
-            ControllerInput(query=item.query, query_id=qid, status=item.status,
-                            trajectory=item.trajectory, retrieved=active,
-                            related_query_ids=[r["id"] for r in related]),
-            operations, usage)
+        try:
+            plan = self.graph_controller.decide(
+                ControllerInput(query=item.query, query_id=qid, status=item.status,
+                                trajectory=item.trajectory, retrieved=active,
+                                related_query_ids=[r["id"] for r in related]),
+                operations, usage)
+        except Exception:
+            self._account(usage)  # failed attempts cost tokens too: keep them in the total
+            raise
         steps, result = plan_steps(self.store, self.embedder, item, qid, vector, related, plan)
         answers = self.runner.write_many(steps)
         result.created = created_counts(steps, answers)
