@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,6 +36,8 @@ LINE_SECONDS = 5.0
 
 #: Trackers of the steps running now (innermost last).
 current: list[Tracker] = []
+#: Trackers of the steps an exception (e.g. Ctrl-C) left, innermost first.
+interrupted: list[Tracker] = []
 
 
 class Tracker:
@@ -66,8 +69,15 @@ class Tracker:
         now = time.monotonic()
         fraction = self.done / self.total if self.total else 0.0
         if now - self._last_line >= LINE_SECONDS or fraction - self._last_fraction >= 0.1:
-            self._last_line, self._last_fraction = now, fraction
+            self._last_fraction = fraction
             self.line()
+
+    def heartbeat(self, stop: threading.Event) -> None:
+        """Write a line every :data:`LINE_SECONDS` without news (loading, a long batch), so a
+        log shows the step is alive; runs until ``stop`` is set."""
+        while not stop.wait(1.0):
+            if time.monotonic() - self._last_line >= LINE_SECONDS:
+                self.line()
 
     def units(self, n: int | None = None) -> str:
         """``"12 turns"``: ``n`` (default :attr:`done`) with the unit, plural when needed."""
@@ -82,6 +92,7 @@ class Tracker:
 
     def line(self) -> None:
         """Write one plain progress line (the non-terminal form)."""
+        self._last_line = time.monotonic()
         percent = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
         self._console.print(f"{self.description}: {self.status()}{percent}, "
                             f"{time.monotonic() - self.began:.0f} s", highlight=False)
@@ -131,12 +142,19 @@ def track(description: str, *, unit: str = "item", total: int | None = None,
     if disable:
         tracker._bar = None
         tracker.line = lambda: None  # type: ignore[method-assign]
-    elif not live:
+    stop = threading.Event()
+    if not disable and not live:
         tracker.line()
+        threading.Thread(target=tracker.heartbeat, args=(stop,), daemon=True,
+                         name=f"progress {description}").start()
     current.append(tracker)
     try:
         yield tracker
+    except BaseException:
+        interrupted.append(tracker)
+        raise
     finally:
+        stop.set()
         current.remove(tracker)
         if bar is not None:
             bar.stop()

@@ -141,11 +141,11 @@ def report_interrupt() -> int:
     """Print what was committed before Ctrl-C and the command that resumes; returns 130."""
     from graphmem import progress
 
-    steps = list(progress.current)
+    steps = list(progress.current) + list(progress.interrupted)
     if steps:
         done = "; ".join(f"{t.description}: {t.status()} committed" for t in steps)
     else:
-        done = "nothing was being written"
+        done = "no ingest was running"
     err_console.print(f"interrupted — {escape(done)} — resume with: "
                       f"{escape(resume_command())} (what is stored is skipped)",
                       soft_wrap=True, highlight=False)
