@@ -93,6 +93,8 @@ def print_ingest(report: IngestReport) -> None:
 
     console.print(escape(ingest_line(report)), highlight=False)
     for key, value in report.details.items():
+        if isinstance(value, list) and len(value) > 3:
+            value = f"{len(value)} entries (--json shows them)"
         console.print(escape(f"  {key}: {value}"), highlight=False)
     print_llm_summary(report.llm_usage, report.extractor)
 

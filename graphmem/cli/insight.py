@@ -12,6 +12,7 @@ from graphmem.cli.common import (
     console,
     ingest_progress,
     open_memory,
+    print_ingest,
     print_llm_summary,
     print_recall,
 )
@@ -40,6 +41,28 @@ def recall(
             print(result.model_dump_json(indent=2))
             return
         print_recall(result, mem=mem, path="retrieval")
+
+
+@app.command("ingest")
+def ingest(
+    file: Path = typer.Argument(..., help="JSONL: {query, status, trajectory, retrieved?, task_id?}"),
+    namespace: str = typer.Option(None, "--namespace", "-n", help="tenant (default GRAPHMEM_NAMESPACE)"),
+    as_json: bool = typer.Option(False, "--json", help="print the ingest report as JSON"),
+) -> None:
+    """Feedback for each record of FILE in order, one transaction per record; records already
+    stored are skipped, so re-running resumes.
+
+    Every line is validated before anything is written (a bad line names its number)."""
+    from graphmem.insight import read_feedback_file
+
+    items = read_feedback_file(require_path(file, "feedback file"))
+    with ingest_progress("insight ingest", unit="task", total=len(items),
+                         quiet=as_json) as progress, open_memory(namespace) as mem:
+        report = mem.insight.ingest(items, progress=progress)
+    if as_json:
+        print(report.model_dump_json(indent=2))
+        return
+    print_ingest(report)
 
 
 @app.command("feedback")
