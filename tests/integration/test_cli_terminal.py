@@ -135,7 +135,7 @@ def _feedback_file(tmp_path: Path) -> Path:
     path = tmp_path / "feedback.jsonl"
     path.write_text("\n".join(json.dumps({
         "query": f"Verify the claim: {x['claim']}", "task_id": f"fever-{x['id']}",
-        "status": "success" if i % 2 == 0 else "failure",
+        "status": "resolved" if i % 2 == 0 else "failed",
         "trajectory": [f"search {x['claim'][:40]}", f"answer {x['label']}"],
     }) for i, x in enumerate(lines)) + "\n")
     return path
