@@ -58,7 +58,7 @@ class Tracker:
         self.began = time.monotonic()
         self._console, self._bar = console, bar
         self._task = bar.add_task(description, total=total) if bar is not None else None
-        self._last_line = self.began
+        self._last_line, self._last_done = self.began, -1
         self._last_fraction = 0.0
 
     def __call__(self, n: int = 1) -> None:
@@ -68,7 +68,7 @@ class Tracker:
             return
         now = time.monotonic()
         fraction = self.done / self.total if self.total else 0.0
-        if now - self._last_line >= LINE_SECONDS or fraction - self._last_fraction >= 0.1:
+        if now - self._last_line >= LINE_SECONDS or fraction - self._last_fraction >= 0.1 - 1e-9:
             self._last_fraction = fraction
             self.line()
 
@@ -92,7 +92,7 @@ class Tracker:
 
     def line(self) -> None:
         """Write one plain progress line (the non-terminal form)."""
-        self._last_line = time.monotonic()
+        self._last_line, self._last_done = time.monotonic(), self.done
         percent = f" ({100 * self.done / self.total:.0f}%)" if self.total else ""
         self._console.print(f"{self.description}: {self.status()}{percent}, "
                             f"{time.monotonic() - self.began:.0f} s", highlight=False)
@@ -156,6 +156,8 @@ def track(description: str, *, unit: str = "item", total: int | None = None,
     finally:
         stop.set()
         current.remove(tracker)
+        if not disable and not live and tracker._last_done != tracker.done:
+            tracker.line()
         if bar is not None:
             bar.stop()
         logger.info("%s: %s in %.1f s", description, tracker.status(),

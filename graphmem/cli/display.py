@@ -32,12 +32,12 @@ _HEXISH = re.compile(r"^[0-9a-f-]{16,}$")
 LAYOUTS: dict[str, tuple[tuple[tuple[str, str], ...], str, str]] = {
     "insight": ((("support", "s"), ("conflict", "c"), ("relevance", "r")),
                 "support s = |Ω+ ∩ Q̃ˢ|, conflict c = |Ω− ∩ Q̃ˢ|, relevance r = s − λc (eq. 8)",
-                "score: relevance r; ties by similarity of the evidence queries"),
+                "score: relevance r"),
     "state": ((("occurred", "occurred_at"), ("current", "current")),
               "current: the state still holds (no later change on its topic)",
-              "score: similarity to the question, raised by the round that found the item"),
+              "score: cosine to the question plus keyword, recency and agreement terms"),
     "associative": ((), "kinds: episode (a turn), semantic_unit (a fact from turns)",
-                    "score: similarity of the reconstructed cue → tag → content path"),
+                    "score: reciprocal-rank fusion of the vector and cue → tag → content rankings"),
 }
 
 
@@ -77,7 +77,7 @@ def recall_table(result: RecallResult) -> Table:
                   title=escape(f"{result.memory} recall: {result.query}"),
                   caption=escape("; ".join(x for x in (caption, legend) if x)))
     for rank, item in enumerate(result.items, 1):
-        table.add_row(str(rank), item.kind, f"{item.score:.3f}", _sources(item.source_ids),
+        table.add_row(str(rank), item.kind, f"{item.score:.4g}", _sources(item.source_ids),
                       *(_cell(getattr(item, f, None)) for _, f in extra),
                       escape(shorten(item.text)))
     return table
@@ -101,7 +101,7 @@ def experience_table(result: RecallResult) -> Table:
         steps = [shorten(_rule_text(r), 40) for r in item.workflow_rules[:5]]
         more = len(item.workflow_rules) - len(steps)
         table.add_row(str(rank), escape(f"{item.task_key}: {shorten(item.query, 80)}"),
-                      f"{item.score:.3f}", _cell(item.reward),
+                      f"{item.score:.4g}", _cell(item.reward),
                       escape(shorten(item.intra_insight or "", 160)),
                       escape("\n".join(corrections) or "none"),
                       escape("\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1))
@@ -113,7 +113,8 @@ def print_rounds(console: Console, result: RecallResult) -> None:
     """One line per retrieval round: number, action, items added, reason."""
     for rnd in result.rounds:
         added = f" (+{len(rnd.added)})" if rnd.added else ""
-        console.print(escape(f"  round {rnd.number}: {rnd.action}{added} — {rnd.reason}"),
+        reason = f" — {rnd.reason}" if rnd.reason else ""
+        console.print(escape(f"  round {rnd.number}: {rnd.action}{added}{reason}"),
                       highlight=False)
 
 
