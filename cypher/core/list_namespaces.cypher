@@ -1,4 +1,4 @@
-// description: every namespace that holds memory, with its node count per label
+// description: every namespace that holds memory, with its node count per label (database-wide, admin; the planner answers it with one namespace-index scan per label)
 // labels: {{MEMORY_LABELS}} = the labels of every registered memory (graphmem.memory.all_labels()), substituted by CypherRegistry.get
 // params: none
 // returns: namespace, label, nodes

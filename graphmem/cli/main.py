@@ -195,13 +195,21 @@ def memories(
     namespace: str = typer.Option(None, "--namespace", "-n", help="tenant for the counts"),
     counts: bool = typer.Option(True, "--counts/--no-counts",
                                 help="add node counts when a Neo4j answers (never starts one)"),
+    as_json: bool = typer.Option(False, "--json", help="print the list (and counts) as JSON"),
 ) -> None:
     """List the registered memories: name, labels, summary and, when connected, node counts."""
+    import json as _json
+
     from graphmem.memory import MEMORY_REGISTRY
 
     numbers: dict[str, dict[str, int]] = {}
     if counts:
         numbers = _try_counts(namespace)
+    if as_json:
+        print(_json.dumps([{"memory": spec.name, "labels": list(spec.labels),
+                            "summary": spec.summary, "counts": numbers.get(spec.name)}
+                           for spec in MEMORY_REGISTRY.values()], indent=2))
+        return
     columns = ["memory", "labels", "summary"] + (["counts"] if numbers else [])
     table = Table(*columns)
     for spec in MEMORY_REGISTRY.values():
