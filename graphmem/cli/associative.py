@@ -8,11 +8,18 @@ from pathlib import Path
 
 import typer
 from rich.table import Table
-from tqdm import tqdm
-
 from rich.markup import escape
 
-from graphmem.cli.common import cli_errors, console, open_memory, print_ingest, print_recall
+from graphmem.cli.common import (
+    cli_errors,
+    console,
+    ingest_progress,
+    open_memory,
+    print_ingest,
+    print_recall,
+)
+from graphmem.cli.display import shorten
+from graphmem.cli.failures import require_path
 
 app = typer.Typer(help="Associative memory (MRAgent): cue -> tag -> content graph, active recall.",
                   no_args_is_help=True)
@@ -22,7 +29,7 @@ DEFAULT_LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "data" / "loco
 
 @app.command("ingest")
 def ingest(
-    file: Path = typer.Argument(..., exists=True, dir_okay=False, help="conversation file"),
+    file: Path = typer.Argument(..., help="conversation file: LoCoMo JSON, generic JSON/JSONL or MemConflict JSONL"),
     namespace: str = typer.Option(None, "--namespace", "-n", help="tenant scope"),
     fmt: str = typer.Option("auto", "--format", help="auto | locomo | generic | memconflict"),
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
@@ -30,11 +37,11 @@ def ingest(
     """Build episodes, cues, tags, semantic units and themes from FILE (idempotent)."""
     from graphmem.conversations import read_conversations
 
-    with cli_errors(), open_memory(namespace) as mem:
-        conversations = read_conversations(file, fmt)
-        total = sum(len(c.turns) for c in conversations)
-        with tqdm(total=total, unit="turn", desc="ingest", disable=as_json) as bar:
-            report = mem.associative.ingest(conversations, progress=bar.update)
+    conversations = read_conversations(require_path(file), fmt)  # type: ignore[arg-type]
+    total = sum(len(c.turns) for c in conversations)
+    with ingest_progress("associative ingest", unit="turn", total=total,
+                         quiet=as_json) as progress, open_memory(namespace) as mem:
+        report = mem.associative.ingest(conversations, progress=progress)
     if as_json:
         print(report.model_dump_json(indent=2))
         return
@@ -54,18 +61,18 @@ def recall(
     """Reconstruct evidence for QUESTION round by round; show each item and each round."""
     if structure not in ("ce", "cte", "ctc"):
         raise typer.BadParameter(f"--structure must be ce, cte or ctc, got {structure!r}")
-    with cli_errors(), open_memory(namespace) as mem:
+    with open_memory(namespace) as mem:
         result = mem.associative.recall(question, k=k, max_rounds=rounds,
                                         structure=structure)  # type: ignore[arg-type]
-    if as_json:
-        print(result.model_dump_json(indent=2))
-        return
-    console.print(f"controller: {result.controller}; {len(result.rounds)} round(s)")
-    print_recall(result)
+        if as_json:
+            print(result.model_dump_json(indent=2))
+            return
+        console.print(f"controller: {result.controller}; {len(result.rounds)} round(s)")
+        print_recall(result, mem=mem)
     for i, item in enumerate(result.items, 1):
-        path = " > ".join(f"{p.node}:{p.text[:24]}" for p in item.path[-3:])
+        path = " → ".join(f"{p.node} {shorten(p.text, 30)}" for p in item.path[-3:])
         if path:
-            console.print(escape(f"  {i}: {path}"))
+            console.print(escape(f"  path of {i}: {path}"), highlight=False)
 
 
 @app.command("eval")
@@ -91,14 +98,15 @@ def evaluate(
         for conv in conversations:
             sub = mem.scoped(f"{prefix}-{conv.id}").associative
             if reingest or sub.counts().get("Episode", 0) != len(conv.turns):
-                with tqdm(total=len(conv.turns), unit="turn", desc=f"ingest {conv.id}") as bar:
-                    sub.ingest([conv], progress=bar.update)
+                with ingest_progress(f"ingest {conv.id}", unit="turn",
+                                     total=len(conv.turns)) as progress:
+                    sub.ingest([conv], progress=progress)
             memories[conv.id] = sub
         questions = sum(len([q for q in c.qa if q.evidence][:max_questions]) for c in conversations)
-        with tqdm(total=questions, unit="q", desc="eval") as bar:
+        with ingest_progress("eval", unit="question", total=questions) as progress:
             report = evaluate_locomo(memories, conversations, max_questions=max_questions,
                                      ablation_categories=() if no_ablation else (1,),
-                                     progress=bar.update)
+                                     progress=progress)
     if as_json:
         print(json.dumps(report, indent=2))
         return

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from graphmem.errors import GraphmemError
 
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
     from graphmem.memory import IngestReport, RecallResult
 
 console = Console()
-err_console = Console(stderr=True)
+from graphmem.cli.failures import err_console  # noqa: E402
 
 
 def configure_logging(verbosity: int) -> None:
@@ -40,12 +39,14 @@ def configure_logging(verbosity: int) -> None:
 
 @contextmanager
 def cli_errors() -> Iterator[None]:
-    """Print a :class:`GraphmemError` as one red line and exit with status 1."""
+    """Print a :class:`GraphmemError` as one line on stderr and exit with its class's code
+    (:mod:`graphmem.cli.failures`); the root group does the same for every command."""
+    from graphmem.cli.failures import report_error
+
     try:
         yield
     except GraphmemError as exc:
-        err_console.print(f"[red]error:[/red] {type(exc).__name__}: {escape(str(exc))}")
-        raise typer.Exit(1) from exc
+        raise typer.Exit(report_error(exc)) from exc
 
 
 def open_memory(namespace: str | None = None) -> GraphMemory:
@@ -68,43 +69,42 @@ def print_llm_summary(usage: Any, path: str) -> None:
     console.print(f"[dim]{escape(describe_usage(usage, path))}[/dim]")
 
 
-def print_recall(result: RecallResult, *, extra: tuple[str, ...] = (),
+def print_recall(result: RecallResult, *, mem: GraphMemory | None = None,
                  path: str | None = None) -> None:
-    """A recall result as a table (rank, kind, score, source ids, ``extra`` item fields, text)
-    after one line per round; then the LLM line (``path`` default: the result's controller;
-    ``"retrieval"`` for recalls without a controller)."""
-    for rnd in result.rounds:
-        added = f" (+{len(rnd.added)})" if rnd.added else ""
-        console.print(escape(f"  round {rnd.number}: {rnd.action}{added}  {rnd.reason}"))
-    table = Table("rank", "kind", "score", "source ids", *extra, "text",
-                  title=escape(f"{result.memory} recall: {result.query}"))
-    for rank, item in enumerate(result.items, 1):
-        values = [_short(getattr(item, name, None)) for name in extra]
-        table.add_row(str(rank), item.kind, f"{item.score:.4g}", escape(",".join(item.source_ids[:4])),
-                      *values, escape(item.text[:100]))
-    console.print(table)
+    """A recall result for a person: one line per round, the memory's table (or why it is
+    empty, when ``mem`` is given to ask the database), then the LLM line (``path`` default: the
+    result's controller; ``"retrieval"`` for recalls without a controller)."""
+    from graphmem.cli.display import experience_table, explain_empty, print_rounds, recall_table
+
+    print_rounds(console, result)
+    if not result.items and mem is not None:
+        explain_empty(console, mem, result)
+    elif result.memory == "experience":
+        console.print(experience_table(result))
+    else:
+        console.print(recall_table(result))
     print_llm_summary(result.llm_usage, path or result.controller)
 
 
-def _short(value: Any) -> str:
-    if value is None:
-        return ""
-    if hasattr(value, "date") and callable(value.date):
-        return value.date().isoformat()
-    if isinstance(value, float):
-        return f"{value:.3g}"
-    return escape(str(value))[:40]
-
-
 def print_ingest(report: IngestReport) -> None:
-    """One line of an ingest report: inputs, created and skipped per kind, seconds; then the
-    LLM line."""
-    created = ", ".join(f"{n} {kind}" for kind, n in report.created.items()) or "nothing new"
-    skipped = ", ".join(f"{n} {kind}" for kind, n in report.skipped.items())
-    console.print(escape(f"[{report.extractor}] {report.memory} memory, namespace "
-                         f"{report.namespace}: {report.inputs} inputs; created {created}"
-                         + (f"; skipped {skipped}" if skipped else "")
-                         + f" in {report.seconds:.1f} s"))
+    """One line of an ingest report (counts from the database's answer), its details, then
+    the LLM line."""
+    from graphmem.cli.display import ingest_line
+
+    console.print(escape(ingest_line(report)), highlight=False)
     for key, value in report.details.items():
-        console.print(escape(f"  {key}: {value}"))
+        if isinstance(value, list) and len(value) > 3:
+            value = f"{len(value)} entries (--json shows them)"
+        console.print(escape(f"  {key}: {value}"), highlight=False)
     print_llm_summary(report.llm_usage, report.extractor)
+
+
+@contextmanager
+def ingest_progress(description: str, *, unit: str, total: int | None = None,
+                    quiet: bool = False) -> Iterator[Any]:
+    """The progress convention of :mod:`graphmem.progress` on stderr; yields ``progress(n)``."""
+    from graphmem.progress import track
+
+    with track(description, unit=unit, total=total, console=err_console,
+               disable=quiet) as tracker:
+        yield tracker

@@ -7,9 +7,15 @@ from pathlib import Path
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from tqdm import tqdm
-
-from graphmem.cli.common import cli_errors, console, open_memory, print_ingest, print_recall
+from graphmem.cli.common import (
+    cli_errors,
+    console,
+    ingest_progress,
+    open_memory,
+    print_ingest,
+    print_recall,
+)
+from graphmem.cli.failures import require_path
 
 app = typer.Typer(help="Experience memory (EMG): action decision graphs, corrections, workflows.",
                   no_args_is_help=True)
@@ -28,11 +34,13 @@ def ingest(
     as_json: bool = typer.Option(False, "--json", help="print the ingest report as JSON"),
 ) -> None:
     """Build (or rebuild; nothing is duplicated) the memory graph from trajectories."""
-    with cli_errors():
-        with open_memory(namespace) as mem, \
-                tqdm(unit="task", desc="ingest", disable=as_json) as bar:
-            report = mem.experience.ingest_files(trajectories, explorations, limit=limit, k=k,
-                                                 tau=tau, progress=bar.update)
+    require_path(trajectories, "trajectory file")
+    if explorations is not None:
+        require_path(explorations, "exploration file")
+    with ingest_progress("experience ingest", unit="task", total=limit,
+                         quiet=as_json) as progress, open_memory(namespace) as mem:
+        report = mem.experience.ingest_files(trajectories, explorations, limit=limit, k=k,
+                                             tau=tau, progress=progress)
     if as_json:
         print(report.model_dump_json(indent=2))
     else:
@@ -46,9 +54,9 @@ def explore(
     per_task_type: int | None = typer.Option(None, "--per-task-type", help="at most N tasks per task type"),
     limit: int | None = typer.Option(None, "--limit", help="at most N tasks"),
     epsilon: float = typer.Option(0.15, "--epsilon", help="noise probability per gold step"),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", help="random seed of the noisy policy"),
     max_seconds: float = typer.Option(600.0, "--max-seconds", help="stop starting episodes after this"),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
 ) -> None:
     """Run the seeded noisy-expert policy in the real ScienceWorld simulator (a stand-in for an
     LLM agent's exploration) and append the runs to a JSONL outside the data folder."""
@@ -56,7 +64,7 @@ def explore(
 
     target = out or DEFAULT_EXPLORATIONS / gold.name.replace("_gold", "_explorations")
     with cli_errors():
-        records = select_records(gold, per_task_type=per_task_type, limit=limit)
+        records = select_records(require_path(gold, 'gold file'), per_task_type=per_task_type, limit=limit)
         with Progress(TextColumn("explore"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=console, disable=as_json) as bar:
             task = bar.add_task("explore", total=len(records))
@@ -77,13 +85,12 @@ def recall(
     namespace: str | None = typer.Option(None, "--namespace", "-n", help="tenant namespace"),
     k: int = typer.Option(3, "--k", "-k", help="top-K tasks"),
     t: int = typer.Option(2, "--t", help="top-T cross-task edges per task"),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="print the full result as JSON"),
 ) -> None:
     """Recall intra- and cross-task insights for a new task (EMG eq. 7)."""
-    with cli_errors():
-        with open_memory(namespace) as mem:
-            result = mem.experience.recall(task, k=k, t=t, with_rules=as_json)
-    if as_json:
-        print(result.model_dump_json(indent=2))
-        return
-    print_recall(result, extra=("reward",), path="retrieval")
+    with open_memory(namespace) as mem:
+        result = mem.experience.recall(task, k=k, t=t, with_rules=True)
+        if as_json:
+            print(result.model_dump_json(indent=2))
+            return
+        print_recall(result, mem=mem, path="retrieval")

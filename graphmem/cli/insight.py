@@ -9,12 +9,14 @@ import typer
 from rich.table import Table
 
 from graphmem.cli.common import (
-    cli_errors,
     console,
+    ingest_progress,
     open_memory,
+    print_ingest,
     print_llm_summary,
     print_recall,
 )
+from graphmem.cli.failures import require_path
 from graphmem.llm import LLMUsage
 
 app = typer.Typer(help="Insight memory (EvoGraph-Mem): recall, feedback, replay.",
@@ -33,12 +35,34 @@ def recall(
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Top-k active insights for QUERY with s, c, r = s − λc and their evidence query ids."""
-    with cli_errors(), open_memory(namespace) as mem:
+    with open_memory(namespace) as mem:
         result = mem.insight.recall(query, k=k, query_k=query_k, lam=lam)
+        if as_json:
+            print(result.model_dump_json(indent=2))
+            return
+        print_recall(result, mem=mem, path="retrieval")
+
+
+@app.command("ingest")
+def ingest(
+    file: Path = typer.Argument(..., help="JSONL: {query, status, trajectory, retrieved?, task_id?}"),
+    namespace: str = typer.Option(None, "--namespace", "-n", help="tenant (default GRAPHMEM_NAMESPACE)"),
+    as_json: bool = typer.Option(False, "--json", help="print the ingest report as JSON"),
+) -> None:
+    """Feedback for each record of FILE in order, one transaction per record; records already
+    stored are skipped, so re-running resumes.
+
+    Every line is validated before anything is written (a bad line names its number)."""
+    from graphmem.insight import read_feedback_file
+
+    items = read_feedback_file(require_path(file, "feedback file"))
+    with ingest_progress("insight ingest", unit="task", total=len(items),
+                         quiet=as_json) as progress, open_memory(namespace) as mem:
+        report = mem.insight.ingest(items, progress=progress)
     if as_json:
-        print(result.model_dump_json(indent=1))
+        print(report.model_dump_json(indent=2))
         return
-    print_recall(result, extra=("s", "c", "r"), path="retrieval")
+    print_ingest(report)
 
 
 @app.command("feedback")
@@ -51,20 +75,20 @@ def feedback(
     """Record post-task feedback and let the graph controller keep/archive/revise/add.
 
     Every line is validated before anything is written (a bad line names its number)."""
-    from tqdm import tqdm
-
     from graphmem.insight import OperationSet, read_feedback_file
 
-    with cli_errors():
-        items = read_feedback_file(file)
-        ops = OperationSet(operations)
-        with open_memory(namespace) as mem:
-            memory = mem.insight
-            results = [memory.feedback(x.query, x.status, x.trajectory, x.retrieved,
-                                       task_id=x.task_id, operation_set=ops)
-                       for x in tqdm(items, desc="feedback", unit="task", disable=as_json)]
-            controller = memory.controller
-            total, path = memory.llm_usage, getattr(controller, "name", controller)
+    items = read_feedback_file(require_path(file, "feedback file"))
+    ops = OperationSet(operations)
+    with ingest_progress("insight feedback", unit="task", total=len(items),
+                         quiet=as_json) as progress, open_memory(namespace) as mem:
+        memory = mem.insight
+        results = []
+        for x in items:
+            results.append(memory.feedback(x.query, x.status, x.trajectory, x.retrieved,
+                                           task_id=x.task_id, operation_set=ops))
+            progress(1)
+        controller = memory.controller
+        total, path = memory.llm_usage, getattr(controller, "name", controller)
     if as_json:
         print(json.dumps([r.model_dump(mode="json") for r in results], indent=1))
         return
@@ -95,7 +119,7 @@ def replay(
     runs in a fresh namespace."""
     from graphmem.insight import OperationSet, replay_sweep
 
-    with cli_errors(), open_memory(None) as mem:
+    with open_memory(None) as mem:
         reports = replay_sweep(mem, dataset, limit, lambdas=lam,
                                operation_sets=[OperationSet(o) for o in operations], k=k,
                                query_k=query_k, keep=keep, progress=not as_json)

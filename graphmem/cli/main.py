@@ -22,12 +22,37 @@ from types import ModuleType
 import typer
 from rich.table import Table
 
-from graphmem.cli.common import cli_errors, configure_logging, console
-from graphmem.memory import memory_names, memory_spec
+from graphmem.progress import quiet_model_loading
+
+quiet_model_loading()  # before anything imports transformers
+
+import click  # noqa: E402
+from typer.core import TyperGroup  # noqa: E402
+
+from graphmem.cli import failures  # noqa: E402
+from graphmem.cli.common import cli_errors, configure_logging, console  # noqa: E402
+from graphmem.memory import memory_names, memory_spec  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
+class GraphmemGroup(TyperGroup):
+    """The root group: every command's failure leaves through here, so every command prints
+    errors the same way (:mod:`graphmem.cli.failures`) and exits with the same code per class."""
+
+    def invoke(self, ctx: click.Context):  # noqa: D102
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort,
+                typer.Exit):
+            raise
+        except KeyboardInterrupt:
+            raise typer.Exit(failures.report_interrupt()) from None
+        except Exception as exc:  # noqa: BLE001 - the one place errors become exit codes
+            raise typer.Exit(failures.report_error(exc)) from None
+
+
 app = typer.Typer(
+    cls=GraphmemGroup,
     name="graphmem",
     help="Graph memory for LLM agents in Neo4j.",
     no_args_is_help=True,
@@ -49,8 +74,11 @@ COMMAND_MODULES: dict[str, str] = {
 def main(
     verbose: int = typer.Option(0, "--verbose", "-v", count=True,
                                 help="log INFO on stderr (-vv: DEBUG)"),
+    debug: bool = typer.Option(False, "--debug",
+                               help="print the traceback of an error after its one-line message"),
 ) -> None:
     """Graph memory for LLM agents in Neo4j."""
+    failures.debug["on"] = debug
     configure_logging(verbose)
 
 
@@ -168,13 +196,21 @@ def memories(
     namespace: str = typer.Option(None, "--namespace", "-n", help="tenant for the counts"),
     counts: bool = typer.Option(True, "--counts/--no-counts",
                                 help="add node counts when a Neo4j answers (never starts one)"),
+    as_json: bool = typer.Option(False, "--json", help="print the list (and counts) as JSON"),
 ) -> None:
     """List the registered memories: name, labels, summary and, when connected, node counts."""
+    import json as _json
+
     from graphmem.memory import MEMORY_REGISTRY
 
     numbers: dict[str, dict[str, int]] = {}
     if counts:
         numbers = _try_counts(namespace)
+    if as_json:
+        print(_json.dumps([{"memory": spec.name, "labels": list(spec.labels),
+                            "summary": spec.summary, "counts": numbers.get(spec.name)}
+                           for spec in MEMORY_REGISTRY.values()], indent=2))
+        return
     columns = ["memory", "labels", "summary"] + (["counts"] if numbers else [])
     table = Table(*columns)
     for spec in MEMORY_REGISTRY.values():
@@ -200,6 +236,31 @@ def _try_counts(namespace: str | None) -> dict[str, dict[str, int]]:
     except GraphmemError as exc:
         logger.info("no counts: %s", exc)
         return {}
+
+
+@app.command("namespaces")
+def namespaces(
+    as_json: bool = typer.Option(False, "--json", help="print {namespace: {memory: nodes}} as JSON"),
+) -> None:
+    """List the namespaces that hold memory, with their node count per memory."""
+    import json as _json
+
+    from graphmem.cli.common import open_memory
+    from graphmem.cli.display import namespace_counts
+    from graphmem.memory import memory_names as names
+
+    with open_memory(None) as mem:
+        counts = namespace_counts(mem)
+    if as_json:
+        print(_json.dumps(counts, indent=2))
+        return
+    if not counts:
+        console.print("no namespace holds memory yet — ingest with graphmem <memory> ingest")
+        return
+    table = Table("namespace", *names(), "total", title="namespaces (nodes per memory)")
+    for ns, per in sorted(counts.items()):
+        table.add_row(ns, *(str(per.get(m, 0)) for m in names()), str(sum(per.values())))
+    console.print(table)
 
 
 @app.command("demo")

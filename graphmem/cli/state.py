@@ -7,9 +7,15 @@ import json
 from pathlib import Path
 
 import typer
-from tqdm import tqdm
-
-from graphmem.cli.common import cli_errors, console, open_memory, print_ingest, print_recall
+from graphmem.cli.common import (
+    cli_errors,
+    console,
+    ingest_progress,
+    open_memory,
+    print_ingest,
+    print_recall,
+)
+from graphmem.cli.failures import require_path
 
 app = typer.Typer(help="State memory (EMIR² SEMG): topic chains, evolving states, multi-round recall.",
                   no_args_is_help=True)
@@ -27,14 +33,13 @@ def ingest(
     """Ingest a conversation file; re-ingesting the same file adds nothing."""
     from graphmem.conversations import read_conversations
 
-    with cli_errors():
-        conversations = read_conversations(file, fmt)  # type: ignore[arg-type]
-        total = sum(len(c.turns) for c in conversations)
-        with open_memory(namespace) as mem, \
-                tqdm(total=total, unit="turn", desc="ingest", disable=as_json) as bar:
-            report = mem.state.ingest(conversations, progress=bar.update)
+    conversations = read_conversations(require_path(file), fmt)  # type: ignore[arg-type]
+    total = sum(len(c.turns) for c in conversations)
+    with ingest_progress("state ingest", unit="turn", total=total, quiet=as_json) as progress, \
+            open_memory(namespace) as mem:
+        report = mem.state.ingest(conversations, progress=progress)
     if as_json:
-        console.print_json(report.model_dump_json())
+        print(report.model_dump_json(indent=2))
         return
     print_ingest(report)
 
@@ -48,14 +53,13 @@ def recall(
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Events and states for QUESTION with their source ids, and each round's action."""
-    with cli_errors():
-        with open_memory(namespace) as mem:
-            result = mem.state.recall(question, k=k, max_rounds=rounds)
-    if as_json:
-        console.print_json(json.dumps(result.to_json_dict()))
-        return
-    console.print(f"controller: {result.controller}")
-    print_recall(result, extra=("occurred_at", "current"))
+    with open_memory(namespace) as mem:
+        result = mem.state.recall(question, k=k, max_rounds=rounds)
+        if as_json:
+            print(json.dumps(result.to_json_dict(), indent=2))
+            return
+        console.print(f"controller: {result.controller}")
+        print_recall(result, mem=mem)
 
 
 @app.command("eval")

@@ -28,6 +28,7 @@ ADMIN_QUERIES = {
     "core/drop_index",
     "core/await_indexes",
     "doctor/list_namespaces",
+    "core/list_namespaces",
 }
 
 

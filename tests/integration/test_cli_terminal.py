@@ -1,0 +1,167 @@
+"""The command line as a person meets it, in a pseudo-terminal (pexpect): progress appears
+within 2 s of starting an ingest, Ctrl-C prints what was committed and the command that
+resumes (exit 130), a recall on an empty namespace says so and lists the namespaces that hold
+memory; and for every memory the counts an ingest prints equal a count query afterwards."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect")
+
+from graphmem import datasets  # noqa: E402
+from graphmem.memory import memory_spec  # noqa: E402
+
+TURNS = 40
+
+
+@pytest.fixture
+def env(neo4j_server: dict) -> dict[str, str]:
+    """The environment of a CLI run against the test server."""
+    return {**os.environ, "NEO4J_URI": neo4j_server["uri"],
+            "NEO4J_USERNAME": neo4j_server["username"] or "neo4j",
+            "NEO4J_PASSWORD": neo4j_server["password"] or "", "HF_HUB_OFFLINE": "1",
+            "COLUMNS": "120", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+
+@pytest.fixture(scope="module")
+def locomo_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first conversation of the packaged LoCoMo sample, cut to its first 40 turns."""
+    data = json.loads(datasets.resolve("locomo").read_text())
+    conv = data[0]["conversation"]
+    keep = {"speaker_a": conv["speaker_a"], "speaker_b": conv["speaker_b"]}
+    n = 0
+    for i in range(1, 10):
+        turns = conv.get(f"session_{i}", [])[: TURNS - n]
+        if not turns:
+            break
+        keep[f"session_{i}_date_time"] = conv[f"session_{i}_date_time"]
+        keep[f"session_{i}"] = turns
+        n += len(turns)
+    path = tmp_path_factory.mktemp("locomo") / "locomo-40.json"
+    path.write_text(json.dumps([{"sample_id": data[0]["sample_id"], "conversation": keep,
+                                 "qa": [], "event_summary": {}, "observation": {},
+                                 "session_summary": {}}]))
+    return path
+
+
+@pytest.fixture
+def namespaces(runner):
+    """Fresh namespaces on demand, deleted afterwards."""
+    made: list[str] = []
+
+    def new() -> str:
+        made.append(f"test-cli-{uuid.uuid4().hex[:10]}")
+        return made[-1]
+
+    yield new
+    for ns in made:
+        runner.write("core/delete_namespace", namespace=ns)
+
+
+def _spawn(args: list[str], env: dict) -> pexpect.spawn:
+    return pexpect.spawn(sys.executable, ["-m", "graphmem.cli.main", *args], env=env,
+                         encoding="utf-8", timeout=240, dimensions=(40, 120))
+
+
+def _plain(text: str) -> str:
+    """Screen text without ANSI sequences or carriage returns."""
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text).replace("\r", "")
+
+
+def _run(args: list[str], env: dict, timeout: int = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "graphmem.cli.main", *args], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def _stored(runner, namespace: str) -> dict[str, int]:
+    return {r["label"]: r["nodes"]
+            for r in runner.read("core/count_namespace_nodes", namespace=namespace)}
+
+
+def test_ingest_progress_ctrl_c_and_resume(env, locomo_sample, namespaces, runner) -> None:
+    ns = namespaces()
+    args = ["state", "ingest", str(locomo_sample), "-n", ns]
+    began = time.monotonic()
+    child = _spawn(args, env)
+    child.expect(r"state ingest")
+    assert time.monotonic() - began < 2.0, "no progress within 2 s of starting the ingest"
+    child.expect(r"0/40")
+    time.sleep(8)
+    child.kill(signal.SIGINT)
+    child.expect(pexpect.EOF)
+    child.close()
+    screen = _plain(child.before)
+    assert child.exitstatus == 130, screen[-2000:]
+    summary = re.search(r"interrupted — state ingest: (\d+) of 40 turns committed — resume "
+                        r"with: graphmem (.+?) \(what is stored is skipped\)", screen)
+    assert summary, screen[-2000:]
+    assert summary.group(2).split() == args
+    assert "Traceback" not in screen
+    done = _run(args, env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _stored(runner, ns).get("Event") == TURNS
+
+
+def test_recall_on_an_empty_namespace_says_so(env, locomo_sample, namespaces) -> None:
+    full, empty = namespaces(), namespaces()
+    assert _run(["associative", "ingest", str(locomo_sample), "-n", full], env).returncode == 0
+    child = _spawn(["associative", "recall", "what did Caroline research?", "-n", empty], env)
+    child.expect(pexpect.EOF)
+    child.close()
+    screen = " ".join(_plain(child.before).split())
+    assert child.exitstatus == 0, screen
+    assert f"namespace '{empty}' holds no associative memory" in screen
+    assert full in screen, screen
+    child = _spawn(["associative", "recall", "what did Caroline research?", "-n", full], env)
+    child.expect(pexpect.EOF)
+    screen = _plain(child.before)
+    assert "associative recall" in screen and "rank" in screen and "sources" in screen
+
+
+def _feedback_file(tmp_path: Path) -> Path:
+    lines = [json.loads(x) for x in
+             datasets.resolve("fever").read_text().splitlines()[:4]]
+    path = tmp_path / "feedback.jsonl"
+    path.write_text("\n".join(json.dumps({
+        "query": f"Verify the claim: {x['claim']}", "task_id": f"fever-{x['id']}",
+        "status": "resolved" if i % 2 == 0 else "failed",
+        "trajectory": [f"search {x['claim'][:40]}", f"answer {x['label']}"],
+    }) for i, x in enumerate(lines)) + "\n")
+    return path
+
+
+def _printed_created(stdout: str) -> dict[str, int]:
+    line = " ".join(stdout.split())
+    created = re.search(r"created (.+?)(?:;| \()", line)
+    assert created, stdout
+    return {kind: int(n) for n, kind in re.findall(r"(\d+) (\w+)", created.group(1))}
+
+
+@pytest.mark.parametrize("memory", ["state", "associative", "experience", "insight"])
+def test_printed_ingest_counts_equal_a_count_query(memory, env, locomo_sample, namespaces,
+                                                   runner, tmp_path) -> None:
+    ns = namespaces()
+    source = {"state": [str(locomo_sample)], "associative": [str(locomo_sample)],
+              "experience": [str(datasets.resolve("scienceworld_train")), "--limit", "3"],
+              "insight": [str(_feedback_file(tmp_path))]}[memory]
+    proc = _run([memory, "ingest", *source, "-n", ns], env)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    printed = _printed_created(proc.stdout)
+    stored = _stored(runner, ns)
+    labels = set(memory_spec(memory).labels)
+    assert {k: v for k, v in printed.items() if k in labels} == \
+        {k: v for k, v in stored.items() if k in labels}
+    again = _run([memory, "ingest", *source, "-n", ns, "--json"], env)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert not {k: v for k, v in json.loads(again.stdout)["created"].items() if k in labels}
