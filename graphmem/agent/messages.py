@@ -31,7 +31,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from graphmem.conversations import Conversation, Turn, parse_timestamp
+from graphmem.conversations import Conversation, Turn
+from graphmem.timeparse import parse_timestamp
 from graphmem.errors import EmptyTextError, InvalidInputError
 
 _lock = threading.Lock()
@@ -69,7 +70,7 @@ class Message(BaseModel):
                 data["content"] = data.pop("text")
             stamp = data.get("timestamp")
             if isinstance(stamp, str) and stamp.strip():
-                data["timestamp"] = parse_timestamp(stamp)
+                data["timestamp"] = parse_timestamp(stamp, field="message timestamp", default_tz=timezone.utc)
             elif stamp in ("", None):
                 data["timestamp"] = None
             if data.get("id") is not None:
