@@ -106,6 +106,7 @@ def run_demo(
         ConfigurationError: the LoCoMo file is missing (the message says where to get it).
         DataNotFoundError: the data folder does not exist.
     """
+    from graphmem import neo4j_local
     from graphmem.config import GraphmemSettings, Neo4jSettings
     from graphmem.connect import open_memory_at
     from graphmem.conversations import read_conversations
@@ -125,7 +126,9 @@ def run_demo(
     with timings.step(console, "Neo4j, migrations, embedder"):
         mem = open_memory_at(neo4j_settings, settings, namespace=namespace, migrate=True)
         version = mem.query("core/ping")[0]
-        where = neo4j_settings.uri or f"local launcher, bolt://127.0.0.1:{settings.bolt_port}"
+        local = None if neo4j_settings.uri else neo4j_local.status(settings.home)
+        where = neo4j_settings.uri or (f"local launcher, {local.bolt_uri}" if local
+                                       else f"local launcher, bolt://127.0.0.1:{settings.bolt_port}")
         console.print(f"Neo4j {version['version']} {version['edition']} at {where}")
         mem.embedder.embed_query("warm up")
         console.print(f"{settings.embedding_model}: {mem.embedder.dimension} dimensions")
@@ -186,7 +189,7 @@ def run_demo(
     for memory in mem.memories().values():
         usage.merge(memory.llm_usage)
     llm_calls = usage.calls
-    _summary(console, timings, counts, llm_calls, namespace, settings, neo4j_settings)
+    _summary(console, timings, counts, llm_calls, namespace, settings, neo4j_settings, local)
     mem.close()
     return {"namespace": namespace, "quick": quick, "timings": dict(timings.steps), "nodes": counts,
             "llm_calls": llm_calls, "recalls": recalls}
@@ -322,7 +325,7 @@ def _show_insight(console: Console, mem: Any, claim: str) -> dict[str, Any]:
 
 
 def _summary(console: Console, timings: Timings, counts: dict[str, int], llm_calls: int,
-             namespace: str, settings: Any, neo4j_settings: Any) -> None:
+             namespace: str, settings: Any, neo4j_settings: Any, local: Any = None) -> None:
     table = _table("timings", "step", "seconds")
     for name, seconds in timings.steps:
         table.add_row(name, f"{seconds:.1f}")
@@ -334,8 +337,12 @@ def _summary(console: Console, timings: Timings, counts: dict[str, int], llm_cal
     console.print(nodes)
     path = "heuristic controllers and extractors" if llm_calls == 0 else "LLM"
     console.print(f"LLM calls: {llm_calls} ({path})")
-    browser = (f"http://127.0.0.1:{settings.browser_port}/browser/?dbms=bolt://127.0.0.1:"
-               f"{settings.bolt_port}&preselectAuthMethod=NO_AUTH")
+    bolt_port = local.bolt_port if local and local.bolt_port else settings.bolt_port
+    browser_port = local.browser_port if local else settings.browser_port
+    browser = (f"http://127.0.0.1:{browser_port}/browser/?dbms=bolt://127.0.0.1:"
+               f"{bolt_port}&preselectAuthMethod=NO_AUTH")
+    if local and not browser_port:
+        browser = "Neo4j Browser (turned off: GRAPHMEM_BROWSER_PORT=0)"
     if neo4j_settings.uri:
         browser = "your server's Neo4j Browser"
     console.print(Panel.fit(

@@ -39,7 +39,7 @@ def test_eval_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, sa
     args = ["eval", "--quick", "--out", str(out), "--seed", "7"]
     if (EXPLORATIONS / "dev.jsonl").is_file():
         args += ["--explorations", str(EXPLORATIONS)]
-    proc = _cli(args, neo4j_server, timeout=170)
+    proc = _cli(args, neo4j_server, timeout=420)  # generous: CI machines are shared
     assert "LoCoMo recall@10 overall" in proc.stdout
     report = json.loads((out / "report.json").read_text())
     md = (out / "report.md").read_text()
@@ -76,7 +76,7 @@ def test_eval_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, sa
 
 def test_bench_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, sample_data: Path) -> None:
     out = tmp_path / "bench"
-    proc = _cli(["bench", "--quick", "--out", str(out)], neo4j_server, timeout=150)
+    proc = _cli(["bench", "--quick", "--out", str(out)], neo4j_server, timeout=360)
     assert json.loads((out / "report.json").read_text())["config"]["data"]["locomo"]["path"] == str(
         sample_data / "locomo" / "locomo-dev.json")
     assert "growth p50" in proc.stdout
