@@ -10,9 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-EXPLORATIONS = Path("/work/graphmem_explorations")
-
-
 def _cli(args: list[str], neo4j_server: dict, timeout: int) -> subprocess.CompletedProcess:
     env = {**os.environ, "NEO4J_URI": neo4j_server["uri"], "NEO4J_USERNAME": neo4j_server["username"],
            "NEO4J_PASSWORD": neo4j_server["password"], "HF_HUB_OFFLINE": "1"}
@@ -37,8 +34,6 @@ def test_eval_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, sa
     # no --data and GRAPHMEM_DATA unset (conftest): the quick run reads the bundled samples
     out = tmp_path / "eval"
     args = ["eval", "--quick", "--out", str(out), "--seed", "7"]
-    if (EXPLORATIONS / "dev.jsonl").is_file():
-        args += ["--explorations", str(EXPLORATIONS)]
     proc = _cli(args, neo4j_server, timeout=420)  # generous: CI machines are shared
     assert "LoCoMo recall@10 overall" in proc.stdout
     report = json.loads((out / "report.json").read_text())
