@@ -1,16 +1,20 @@
 # graphmem: the two commands that do all set-up on a fresh machine.
 #   make demo   - the main job: local Neo4j (or NEO4J_URI), migrate, real data, recalls
+#                 (bundled samples; DATA=DIR for full datasets, QUICK=1 for the bounded demo)
 #   make test   - unit + integration tests against a real Neo4j (started by the test fixture)
 
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-DATA ?= ../shared/data
+# empty: the demo reads the samples bundled with graphmem; DATA=DIR points it at full datasets
+DATA ?=
+QUICK ?=
 STAMP := $(VENV)/.graphmem-installed
 
 .PHONY: demo test install neo4j-start neo4j-stop clean
 
 $(STAMP): pyproject.toml
+	@echo "make: installing graphmem into $(VENV) (editable, extras test,eval,scienceworld,local-llm: torch, Neo4j driver, llama.cpp build; a few minutes the first time)"
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install -e ".[test,eval,scienceworld,local-llm]"
@@ -19,7 +23,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/graphmem demo --data $(DATA)
+	$(VENV)/bin/graphmem demo $(if $(DATA),--data $(DATA)) $(if $(QUICK),--quick)
 
 test: $(STAMP)
 	$(PY) -m pytest -q -rs --durations=15

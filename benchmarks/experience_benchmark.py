@@ -26,6 +26,7 @@ import sys
 import time
 from pathlib import Path
 
+from graphmem.datasets import resolve
 from graphmem.evaluation.experience import (
     correction_hit_rate,
     fgw_timing,
@@ -34,13 +35,14 @@ from graphmem.evaluation.experience import (
 )
 from graphmem.experience.trajectories import read_scienceworld
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "scienceworld"
-
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--explorations-train", type=Path, required=True)
     parser.add_argument("--explorations-dev", type=Path, required=True)
+    parser.add_argument("--data", type=Path, default=None,
+                        help="folder with the full ScienceWorld gold files (scienceworld/); "
+                             "default GRAPHMEM_DATA (required: the benchmark never runs on samples)")
     parser.add_argument("--namespace", default="bench-experience")
     parser.add_argument("--train-limit", type=int, default=None)
     parser.add_argument("--ged-max-nodes", type=int, default=9)
@@ -52,8 +54,9 @@ def main() -> None:
 
     from graphmem import GraphMemory
 
-    train = read_scienceworld(DATA / "sciworld_gold_train.jsonl", limit=args.train_limit)
-    dev = read_scienceworld(DATA / "sciworld_gold_dev.jsonl")
+    train = read_scienceworld(resolve("scienceworld_train", args.data, full=True),
+                              limit=args.train_limit)
+    dev = read_scienceworld(resolve("scienceworld_dev", args.data, full=True))
     train_keys = {t.task_id for t in train}
     explore_train = [t.model_copy(update={"kind": "exploration"})
                      for t in read_scienceworld(args.explorations_train, kind="exploration")

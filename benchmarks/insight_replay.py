@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from pathlib import Path
 
 from graphmem import GraphMemory
 from graphmem.insight import OperationSet, replay_sweep
@@ -21,6 +22,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="fever")
     parser.add_argument("--limit", type=int, default=200)
+    parser.add_argument("--data", type=Path, default=None,
+                        help="folder with the full datasets (default GRAPHMEM_DATA, else the "
+                             "bundled samples: FEVER's first 250 claims)")
     parser.add_argument("--lambdas", type=float, nargs="+", default=[0.0, 1.0, 2.0])
     parser.add_argument("--operations", nargs="+", default=["all"],
                         choices=[o.value for o in OperationSet])
@@ -31,7 +35,7 @@ def main() -> None:
     with GraphMemory.from_settings(migrate=True) as mem:
         reports = replay_sweep(mem, args.dataset, args.limit, lambdas=args.lambdas,
                                operation_sets=[OperationSet(o) for o in args.operations],
-                               k=args.k, query_k=args.query_k)
+                               k=args.k, query_k=args.query_k, data_root=args.data)
     print(json.dumps({
         "dataset": args.dataset, "limit": args.limit, "note": reports[0].note,
         "outcome_source": reports[0].outcome_source,

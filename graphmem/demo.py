@@ -2,8 +2,14 @@
 
 Steps (each timed): Neo4j (``NEO4J_URI`` or the local launcher) → migrate → a fresh ``demo``
 namespace → one LoCoMo conversation into state and associative memory → a ScienceWorld slice
-into experience memory (explorations from the real simulator when installed) → insight feedback
-replayed on FEVER claims → recalls of each kind as tables → where to look in Neo4j Browser.
+into experience memory (explorations from the real simulator when the ``scienceworld`` extra is
+installed, else gold trajectories only) → insight feedback replayed on FEVER claims → recalls of
+each kind as tables → where to look in Neo4j Browser.
+
+Data: the samples bundled with graphmem (:mod:`graphmem.datasets`) unless ``data`` (``--data
+DIR``) or ``GRAPHMEM_DATA`` names a folder with the full datasets. ``quick`` bounds the run (the
+first 60 turns, 6 ScienceWorld tasks from gold trajectories only, 12 FEVER claims, one recall per
+memory).
 
 Everything runs on the heuristic path (no LLM), so the LLM call count is zero.
 """
@@ -23,6 +29,7 @@ from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from graphmem.datasets import ENV_VAR, data_dir_from_env, resolve
 from graphmem.errors import ConfigurationError, GraphmemError
 
 logger = logging.getLogger(__name__)
@@ -32,6 +39,9 @@ LOCOMO_HINT = (
     " Memory of LLM Agents' (snap-research/locomo, data/locomo10.json). Pass any LoCoMo-format"
     " file with --locomo PATH."
 )
+
+#: Sizes of ``graphmem demo --quick``.
+QUICK = {"turns": 60, "science_tasks": 6, "fever_claims": 12}
 
 
 class Timings:
@@ -69,26 +79,34 @@ def pick_questions(qa: list[Any], per_category: int = 1) -> list[Any]:
 
 
 def run_demo(
-    data: Path,
+    data: Path | None = None,
     namespace: str = "demo",
     locomo: Path | None = None,
     conversation_index: int = 0,
     science_tasks: int = 24,
     fever_claims: int = 40,
     console: Console | None = None,
+    quick: bool = False,
 ) -> dict[str, Any]:
     """Run the demo end to end; returns a JSON-able summary (timings, counts, LLM calls).
 
     Args:
-        data: the real-data folder (``locomo/``, ``scienceworld/``, ``fever/`` inside).
+        data: a folder with the full datasets (``locomo/``, ``scienceworld/``, ``fever/``);
+            None: ``GRAPHMEM_DATA`` if set, else the bundled samples. A dataset missing from the
+            folder falls back to its bundled sample (with a warning).
         namespace: tenant scope; deleted and rebuilt, so the demo is repeatable.
-        locomo: a LoCoMo-format file (default ``data/locomo/locomo-dev.json``).
+        locomo: a LoCoMo-format file (default: the resolved ``locomo`` dataset).
         conversation_index: which conversation of the file to ingest.
         science_tasks: ScienceWorld train tasks for experience memory.
         fever_claims: FEVER claims replayed as insight feedback.
+        quick: the bounded demo (:data:`QUICK`: the first 60 turns, 6 ScienceWorld tasks from
+            gold trajectories only, no simulator, 12 FEVER claims, one recall per memory);
+            overrides ``science_tasks`` and ``fever_claims``.
     Raises:
         ConfigurationError: the LoCoMo file is missing (the message says where to get it).
+        DataNotFoundError: the data folder does not exist.
     """
+    from graphmem import neo4j_local
     from graphmem.config import GraphmemSettings, Neo4jSettings
     from graphmem.connect import open_memory_at
     from graphmem.conversations import read_conversations
@@ -96,14 +114,21 @@ def run_demo(
     console = console or Console()
     timings = Timings()
     settings, neo4j_settings = GraphmemSettings(), Neo4jSettings()
-    locomo = locomo or data / "locomo" / "locomo-dev.json"
+    if quick:
+        science_tasks, fever_claims = QUICK["science_tasks"], QUICK["fever_claims"]
+    locomo = locomo or resolve("locomo", data)
     if not locomo.is_file():
         raise ConfigurationError(f"LoCoMo file not found: {locomo}. {LOCOMO_HINT}")
+    gold_train = resolve("scienceworld_train", data)
+    gold_dev = resolve("scienceworld_dev", data)
+    console.print(_data_line(data, quick))
 
     with timings.step(console, "Neo4j, migrations, embedder"):
         mem = open_memory_at(neo4j_settings, settings, namespace=namespace, migrate=True)
         version = mem.query("core/ping")[0]
-        where = neo4j_settings.uri or f"local launcher, bolt://127.0.0.1:{settings.bolt_port}"
+        local = None if neo4j_settings.uri else neo4j_local.status(settings.home)
+        where = neo4j_settings.uri or (f"local launcher, {local.bolt_uri}" if local
+                                       else f"local launcher, bolt://127.0.0.1:{settings.bolt_port}")
         console.print(f"Neo4j {version['version']} {version['edition']} at {where}")
         mem.embedder.embed_query("warm up")
         console.print(f"{settings.embedding_model}: {mem.embedder.dimension} dimensions")
@@ -113,6 +138,8 @@ def run_demo(
 
     conversations = read_conversations(locomo)
     conversation = conversations[conversation_index]
+    if quick:
+        conversation = _first_turns(conversation, QUICK["turns"])
     turns = len(conversation.turns)
     with timings.step(console, f"State memory: LoCoMo conversation {conversation.id}"):
         with _progress(console) as bar:
@@ -126,9 +153,14 @@ def run_demo(
             areport = mem.associative.ingest([conversation], progress=lambda n: bar.advance(task, n))
         console.print(_report_line(areport))
 
-    gold_train = data / "scienceworld" / "sciworld_gold_train.jsonl"
     with timings.step(console, f"Experience memory: {science_tasks} ScienceWorld tasks"):
-        explorations = _explorations(console, gold_train, science_tasks, settings.home)
+        if quick:
+            console.print("gold trajectories only: --quick does not run the ScienceWorld simulator "
+                          "(the optional extra 'scienceworld'; the full demo explores with it "
+                          "when installed)")
+            explorations = None
+        else:
+            explorations = _explorations(console, gold_train, science_tasks, settings.home)
         xreport = mem.experience.ingest_files(gold_train, explorations, limit=science_tasks)
         console.print(_short(_report_line(xreport), 200))
 
@@ -141,13 +173,13 @@ def run_demo(
 
     recalls: list[dict[str, Any]] = []
     with timings.step(console, "Recall"):
-        questions = pick_questions(conversation.qa)
+        questions = pick_questions(conversation.qa)[: 1 if quick else None]
         for q in questions:
             recalls.append(_show_state(console, mem, q))
             recalls.append(_show_associative(console, mem, q))
-        for query in _dev_tasks(data, 2):
+        for query in _dev_tasks(gold_dev, 1 if quick else 2):
             recalls.append(_show_experience(console, mem, query))
-        for claim in _fever_tail(data, fever_claims, 2):
+        for claim in _fever_tail(data, fever_claims, 1 if quick else 2):
             recalls.append(_show_insight(console, mem, claim))
 
     counts = {label: n for per in mem.counts().values() for label, n in per.items() if n}
@@ -157,10 +189,32 @@ def run_demo(
     for memory in mem.memories().values():
         usage.merge(memory.llm_usage)
     llm_calls = usage.calls
-    _summary(console, timings, counts, llm_calls, namespace, settings, neo4j_settings)
+    _summary(console, timings, counts, llm_calls, namespace, settings, neo4j_settings, local)
     mem.close()
-    return {"namespace": namespace, "timings": dict(timings.steps), "nodes": counts,
+    return {"namespace": namespace, "quick": quick, "timings": dict(timings.steps), "nodes": counts,
             "llm_calls": llm_calls, "recalls": recalls}
+
+
+def _data_line(data: Path | None, quick: bool) -> str:
+    """Which data the demo reads, for its first line."""
+    folder = data if data is not None else data_dir_from_env()
+    origin = "--data" if data is not None else ENV_VAR
+    where = (f"full datasets from {folder} ({origin}; bundled samples for any missing file)"
+             if folder is not None else
+             "the samples bundled with graphmem (point --data DIR or GRAPHMEM_DATA at the full "
+             "datasets)")
+    size = (f"quick run: the first {QUICK['turns']} turns, {QUICK['science_tasks']} ScienceWorld "
+            f"tasks, {QUICK['fever_claims']} FEVER claims, one recall per memory" if quick
+            else "full demo")
+    return f"data: {where}; {size}"
+
+
+def _first_turns(conversation: Any, n: int) -> Any:
+    """The first ``n`` turns of a conversation and the QA items answerable from them."""
+    turns = conversation.turns[:n]
+    kept = {t.source_id for t in turns}
+    qa = [q for q in conversation.qa if q.evidence and set(q.evidence) <= kept]
+    return conversation.model_copy(update={"turns": turns, "qa": qa})
 
 
 def _report_line(report: Any) -> str:
@@ -185,15 +239,14 @@ def _explorations(console: Console, gold: Path, tasks: int, home: Path) -> Path 
                                           progress=lambda _: bar.advance(task))
             bar.update(task, completed=len(records))
     except ConfigurationError as exc:
-        console.print(f"[yellow]no explorations: {exc}[/yellow]")
+        console.print(f"[yellow]gold trajectories only, no simulator explorations: {exc}[/yellow]")
         return None
     console.print(f"explorations: {stats['written']} new, {stats['skipped']} cached "
                   "(a seeded noisy-expert policy in the real simulator stands in for an agent)")
     return out
 
 
-def _dev_tasks(data: Path, n: int) -> list[str]:
-    path = data / "scienceworld" / "sciworld_gold_dev.jsonl"
+def _dev_tasks(path: Path, n: int) -> list[str]:
     out, seen = [], set()
     with path.open(encoding="utf-8") as fh:
         for line in fh:
@@ -207,7 +260,7 @@ def _dev_tasks(data: Path, n: int) -> list[str]:
     return out
 
 
-def _fever_tail(data: Path, skip: int, n: int) -> list[str]:
+def _fever_tail(data: Path | None, skip: int, n: int) -> list[str]:
     from graphmem.insight.datasets import load_tasks
 
     tasks = load_tasks("fever", skip + n, data)
@@ -272,7 +325,7 @@ def _show_insight(console: Console, mem: Any, claim: str) -> dict[str, Any]:
 
 
 def _summary(console: Console, timings: Timings, counts: dict[str, int], llm_calls: int,
-             namespace: str, settings: Any, neo4j_settings: Any) -> None:
+             namespace: str, settings: Any, neo4j_settings: Any, local: Any = None) -> None:
     table = _table("timings", "step", "seconds")
     for name, seconds in timings.steps:
         table.add_row(name, f"{seconds:.1f}")
@@ -284,8 +337,12 @@ def _summary(console: Console, timings: Timings, counts: dict[str, int], llm_cal
     console.print(nodes)
     path = "heuristic controllers and extractors" if llm_calls == 0 else "LLM"
     console.print(f"LLM calls: {llm_calls} ({path})")
-    browser = (f"http://127.0.0.1:{settings.browser_port}/browser/?dbms=bolt://127.0.0.1:"
-               f"{settings.bolt_port}&preselectAuthMethod=NO_AUTH")
+    bolt_port = local.bolt_port if local and local.bolt_port else settings.bolt_port
+    browser_port = local.browser_port if local else settings.browser_port
+    browser = (f"http://127.0.0.1:{browser_port}/browser/?dbms=bolt://127.0.0.1:"
+               f"{bolt_port}&preselectAuthMethod=NO_AUTH")
+    if local and not browser_port:
+        browser = "Neo4j Browser (turned off: GRAPHMEM_BROWSER_PORT=0)"
     if neo4j_settings.uri:
         browser = "your server's Neo4j Browser"
     console.print(Panel.fit(

@@ -52,7 +52,9 @@ def main() -> None:
                         help="extra Browser parameter (e.g. source_id=D1:3); repeatable")
     args = parser.parse_args()
 
-    from playwright.sync_api import sync_playwright
+    from graphmem.optional import require
+
+    sync_playwright = require("playwright.sync_api", "docs", "Browser screenshots").sync_playwright
 
     registry = CypherRegistry.load()
     names = args.only or [n for n in registry.names() if n.startswith("browser/")]

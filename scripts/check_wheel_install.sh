@@ -4,17 +4,20 @@
 #   scripts/check_wheel_install.sh [--demo] [--keep]
 #
 # 1. builds the wheel into a temporary directory (python -m build --wheel);
-# 2. creates a clean venv (python -m venv) and installs the wheel with NO extras (pip's cache
-#    is used; the first run downloads torch and the other dependencies);
+# 2. creates a clean venv and installs the wheel with NO extras: with uv when found (UV, else
+#    `uv` on PATH, else beside PYTHON), whose cache (UV_CACHE_DIR, default ~/.cache/uv) makes a
+#    repeat install take seconds; else python -m venv + pip (pip's cache keeps the downloads, but
+#    unpacking torch still takes minutes). The first run downloads torch and the rest;
 # 3. from an empty temporary directory, with the interpreter isolated (-I: no PYTHONPATH, no
 #    user site, no current directory on sys.path), imports every module of graphmem
 #    (pkgutil.walk_packages). A module may fail only with graphmem's ConfigurationError naming a
 #    pip extra (pip install 'graphmem[<extra>]'); anything else is a failure;
 # 4. reads every bundled dataset sample with graphmem's readers;
-# 5. runs `graphmem --help`; with --demo also `graphmem demo --quick` (needs Neo4j: NEO4J_URI or
-#    the local launcher).
+# 5. runs `graphmem --help`; with --demo also `graphmem demo --quick` from the empty directory
+#    with its own GRAPHMEM_HOME (NEO4J_URI if set, else the embedded local launcher on free ports;
+#    needs java + mvn), then `graphmem neo4j stop` with the same GRAPHMEM_HOME (also on failure).
 # Exits non-zero on any failure. Environment: PYTHON (default python3), the interpreter that
-# builds the wheel and creates the venv; BUILD_ISOLATION=1 builds in an isolated environment
+# builds the wheel and creates the venv; UV, the uv binary (optional); BUILD_ISOLATION=1 builds in an isolated environment
 # (default: --no-isolation, which needs hatchling in PYTHON).
 set -euo pipefail
 
@@ -24,7 +27,7 @@ for arg in "$@"; do
   case "$arg" in
     --demo) demo=1 ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "unknown argument: $arg (use --demo, --keep)" >&2; exit 2 ;;
   esac
 done
@@ -32,7 +35,12 @@ done
 PYTHON=${PYTHON:-python3}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/graphmem-wheel-check.XXXXXX")
+demo_home="$work/graphmem-home"
 cleanup() {
+  # stop the embedded Neo4j the demo started (no-op when none runs)
+  if [[ -x "$work/venv/bin/graphmem" && -d "$demo_home" ]]; then
+    env -u PYTHONPATH GRAPHMEM_HOME="$demo_home" "$work/venv/bin/graphmem" neo4j stop || true
+  fi
   if [[ $keep == 1 ]]; then echo "kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -48,10 +56,20 @@ isolation=(--no-isolation)
 wheel=$(ls "$work"/dist/graphmem-*.whl)
 echo "$(basename "$wheel") ($(du -h "$wheel" | cut -f1))"
 
-step "clean venv + pip install the wheel (no extras)"
-"$PYTHON" -m venv "$work/venv"
+uv=${UV:-$(command -v uv || true)}
+[[ -z $uv && -x "$(dirname "$PYTHON")/uv" ]] && uv="$(dirname "$PYTHON")/uv"
 venv_python="$work/venv/bin/python"
-env -u PYTHONPATH "$venv_python" -m pip install --quiet --disable-pip-version-check "$wheel"
+installed=$(date +%s)
+if [[ -n $uv ]]; then
+  step "clean venv + uv pip install the wheel (no extras; uv cache ${UV_CACHE_DIR:-~/.cache/uv})"
+  env -u PYTHONPATH -u VIRTUAL_ENV "$uv" venv --quiet --seed --python "$PYTHON" "$work/venv"
+  env -u PYTHONPATH -u VIRTUAL_ENV "$uv" pip install --quiet --python "$venv_python" "$wheel"
+else
+  step "clean venv + pip install the wheel (no extras; pip cache)"
+  "$PYTHON" -m venv "$work/venv"
+  env -u PYTHONPATH "$venv_python" -m pip install --quiet --disable-pip-version-check "$wheel"
+fi
+echo "installed in $(( $(date +%s) - installed )) s"
 
 mkdir "$work/empty"
 cd "$work/empty"
@@ -136,8 +154,20 @@ run graphmem --help >"$work/help.txt" || { cat "$work/help.txt"; echo "FAIL: gra
 head -n 5 "$work/help.txt"
 
 if [[ $demo == 1 ]]; then
-  step "graphmem demo --quick"
-  run graphmem demo --quick
+  step "graphmem demo --quick (GRAPHMEM_HOME=$demo_home)"
+  ports=()
+  if [[ -z ${NEO4J_URI:-} ]]; then
+    # free loopback ports, so a Neo4j already on 7687/7474 (another checkout) does not collide
+    read -r bolt browser < <("$venv_python" -I -c 'import socket
+s = [socket.socket() for _ in range(2)]
+[x.bind(("127.0.0.1", 0)) for x in s]
+print(*[x.getsockname()[1] for x in s])')
+    ports=(GRAPHMEM_BOLT_PORT="${GRAPHMEM_BOLT_PORT:-$bolt}" GRAPHMEM_BROWSER_PORT="${GRAPHMEM_BROWSER_PORT:-$browser}")
+  fi
+  demo_began=$(date +%s)
+  run env GRAPHMEM_HOME="$demo_home" "${ports[@]}" graphmem demo --quick
+  echo "demo --quick: $(( $(date +%s) - demo_began )) s"
+  run env GRAPHMEM_HOME="$demo_home" graphmem neo4j stop
 fi
 
 step "OK: wheel installs and imports cleanly (wall time $(( $(date +%s) - began ))s)"

@@ -24,7 +24,8 @@ from graphmem.cli.failures import require_path
 app = typer.Typer(help="Associative memory (MRAgent): cue -> tag -> content graph, active recall.",
                   no_args_is_help=True)
 
-DEFAULT_LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo-dev.json"
+#: ``--data`` default: None = ``GRAPHMEM_DATA``'s LoCoMo if set, else the bundled sample.
+DEFAULT_LOCOMO: Path | None = None
 
 
 @app.command("ingest")
@@ -77,8 +78,9 @@ def recall(
 
 @app.command("eval")
 def evaluate(
-    data: Path = typer.Option(DEFAULT_LOCOMO, "--data", exists=True, dir_okay=False,
-                              help="LoCoMo JSON (locomo-dev.json)"),
+    data: Path | None = typer.Option(DEFAULT_LOCOMO, "--data", exists=True, dir_okay=False,
+                                     help="LoCoMo JSON (default: GRAPHMEM_DATA's "
+                                          "locomo/locomo-dev.json, else the bundled sample)"),
     prefix: str = typer.Option("assoc-eval", "--namespace-prefix",
                                help="one namespace per conversation: <prefix>-<sample_id>"),
     max_questions: int = typer.Option(None, "--max-questions", min=1,
@@ -92,8 +94,10 @@ def evaluate(
     from graphmem.associative.evaluation import evaluate_locomo
     from graphmem.conversations import read_locomo
 
+    from graphmem.datasets import resolve
+
     with cli_errors(), open_memory(f"{prefix}-x") as mem:
-        conversations = read_locomo(data)
+        conversations = read_locomo(data or resolve("locomo"))
         memories = {}
         for conv in conversations:
             sub = mem.scoped(f"{prefix}-{conv.id}").associative

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from graphmem.cli.common import cli_errors, console, open_memory
-from graphmem.cli.eval import DEFAULT_DATA, server_settings, set_torch_threads
+from graphmem.cli.eval import DATA_HELP, DEFAULT_DATA, server_settings, set_torch_threads
 
 app = typer.Typer(help="Benchmark recall latency and ingest throughput (report + plots).")
 
@@ -18,7 +18,7 @@ app = typer.Typer(help="Benchmark recall latency and ingest throughput (report +
 def run(
     out: Path | None = typer.Option(None, "--out", help="report folder (default reports/bench-<timestamp>/)"),
     sizes: list[int] = typer.Option([10_000, 100_000], "--sizes", help="memory units per memory"),
-    data: Path = typer.Option(DEFAULT_DATA, "--data", help="real-data folder (locomo/)"),
+    data: Path | None = typer.Option(DEFAULT_DATA, "--data", help=DATA_HELP + "; locomo/"),
     seed: int = typer.Option(0, "--seed", help="seed of the perturbations"),
     questions: int = typer.Option(60, "--questions", min=5, help="timed recalls per memory and size"),
     quick: bool = typer.Option(False, "--quick", help="small run (40 turns, sizes 500 and 1500, 8 questions)"),

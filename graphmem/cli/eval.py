@@ -13,7 +13,10 @@ from graphmem.cli.common import cli_errors, console, open_memory
 
 app = typer.Typer(help="Evaluate the memories against baselines on real data (report + plots).")
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+#: ``--data`` default: None = ``GRAPHMEM_DATA`` if set, else the bundled samples (quick runs only).
+DEFAULT_DATA: Path | None = None
+DATA_HELP = ("folder with the full datasets (same layout as the bundled samples); default: "
+             "GRAPHMEM_DATA, else the bundled samples (--quick only)")
 
 
 def server_settings() -> tuple[dict, object]:
@@ -39,9 +42,9 @@ def set_torch_threads(threads: int) -> None:
 
 @app.command()
 def run(
-    data: Path = typer.Option(DEFAULT_DATA, "--data", help="real-data folder (locomo/, memconflict/, scienceworld/, fever/)"),
+    data: Path | None = typer.Option(DEFAULT_DATA, "--data", help=DATA_HELP + "; locomo/, memconflict/ (never bundled: --quick skips it), scienceworld/, fever/"),
     out: Path | None = typer.Option(None, "--out", help="report folder (default reports/eval-<timestamp>/)"),
-    locomo: Path | None = typer.Option(None, "--locomo", help="a LoCoMo-format file (default DATA/locomo/locomo-dev.json)"),
+    locomo: Path | None = typer.Option(None, "--locomo", help="a LoCoMo-format file (default: DATA's locomo/locomo-dev.json, else the bundled sample)"),
     explorations: Path | None = typer.Option(None, "--explorations",
                                              help="folder with ScienceWorld train.jsonl/dev.jsonl explorations"),
     seed: int = typer.Option(0, "--seed", help="seed of Python, numpy and torch"),

@@ -265,9 +265,14 @@ def namespaces(
 
 @app.command("demo")
 def demo(
-    data: Path = typer.Option(Path("../shared/data"), help="real-data folder (locomo/, scienceworld/, fever/)"),
-    locomo: Path | None = typer.Option(None, help="a LoCoMo-format file (default: DATA/locomo/locomo-dev.json)"),
+    data: Path | None = typer.Option(
+        None, "--data", help="folder with the full datasets (locomo/, scienceworld/, fever/); "
+        "default: GRAPHMEM_DATA, else the samples bundled with graphmem"),
+    locomo: Path | None = typer.Option(None, help="a LoCoMo-format file (default: DATA's locomo/locomo-dev.json, else the bundled sample)"),
     namespace: str = typer.Option("demo", help="tenant scope; rebuilt from scratch"),
+    quick: bool = typer.Option(False, "--quick", help="bounded demo (about 2 minutes): 60 turns, "
+                               "6 ScienceWorld tasks (gold only, no simulator), 12 FEVER claims, "
+                               "one recall per memory"),
     science_tasks: int = typer.Option(24, min=2, help="ScienceWorld train tasks for experience memory"),
     fever_claims: int = typer.Option(40, min=1, help="FEVER claims replayed as insight feedback"),
     json_out: Path | None = typer.Option(None, "--json", help="also write the summary as JSON here"),
@@ -280,7 +285,7 @@ def demo(
     began = time.monotonic()
     with cli_errors():
         summary = run_demo(data, namespace, locomo, science_tasks=science_tasks,
-                           fever_claims=fever_claims, console=console)
+                           fever_claims=fever_claims, console=console, quick=quick)
     console.print(f"demo finished in {time.monotonic() - began:.0f} s")
     if json_out:
         json_out.write_text(_json.dumps(summary, indent=2, default=str))

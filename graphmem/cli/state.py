@@ -20,8 +20,6 @@ from graphmem.cli.failures import require_path
 app = typer.Typer(help="State memory (EMIR² SEMG): topic chains, evolving states, multi-round recall.",
                   no_args_is_help=True)
 
-DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-
 
 @app.command("ingest")
 def ingest(
@@ -64,17 +62,22 @@ def recall(
 
 @app.command("eval")
 def evaluate(
-    locomo: Path = typer.Option(DEFAULT_DATA / "locomo" / "locomo-dev.json", help="LoCoMo file"),
-    memconflict: Path = typer.Option(DEFAULT_DATA / "memconflict" / "Step4_1.jsonl",
-                                     help="MemConflict Step4_1.jsonl"),
+    locomo: Path | None = typer.Option(None, help="LoCoMo file (default: GRAPHMEM_DATA's "
+                                       "locomo/locomo-dev.json, else the bundled sample)"),
+    memconflict: Path | None = typer.Option(None, help="MemConflict Step4_1.jsonl (default: "
+                                            "GRAPHMEM_DATA's memconflict/; never bundled)"),
     max_personas: int = typer.Option(6, help="MemConflict personas to probe"),
     skip_memconflict: bool = typer.Option(False, help="only LoCoMo"),
     as_json: bool = typer.Option(True, "--json/--no-json", help="print JSON (default)"),
 ) -> None:
     """LoCoMo evidence recall@5/10/20 (state vs vector baseline) and MemConflict probes, as JSON."""
+    from graphmem.datasets import resolve
     from graphmem.state.evaluation import evaluate_locomo, evaluate_memconflict
 
     with cli_errors():
+        locomo = locomo or resolve("locomo")
+        if not skip_memconflict:
+            memconflict = memconflict or resolve("memconflict")
         with open_memory("eval-state") as mem:
             out = {"locomo": evaluate_locomo(mem, locomo)}
             if not skip_memconflict:

@@ -23,6 +23,7 @@ from langchain_core.embeddings import Embeddings
 
 from graphmem.embeddings import Embedder
 from graphmem.errors import InvalidInputError
+from graphmem.optional import require
 
 if TYPE_CHECKING:
     from graphmem.facade import GraphMemory
@@ -61,7 +62,7 @@ class VectorBaseline:
     """
 
     def __init__(self, mem: GraphMemory, server: dict[str, Any]):
-        from langchain_neo4j import Neo4jVector
+        Neo4jVector = require("langchain_neo4j", "eval", "the vector-RAG baseline").Neo4jVector
 
         self.mem = mem
         self.namespace = mem.namespace
@@ -146,7 +147,7 @@ class BM25Baseline:
     """
 
     def __init__(self, texts: Sequence[str], ids: Sequence[str]):
-        import bm25s
+        bm25s = require("bm25s", "eval", "the BM25 baseline")
 
         if not texts or len(texts) != len(ids):
             raise InvalidInputError(f"BM25 needs one id per text, got {len(texts)} texts and {len(ids)} ids")

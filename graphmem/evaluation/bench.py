@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.conversations import Conversation, read_locomo
+from graphmem.datasets import resolve
 from graphmem.errors import InvalidInputError
 from graphmem.evaluation import report as rpt
 from graphmem.evaluation.baselines import VectorBaseline
@@ -199,7 +200,7 @@ def ingest_section(mem: GraphMemory, conv: Conversation, prefix: str) -> dict[st
     return out
 
 
-def run_bench(mem: GraphMemory, server: dict[str, Any], data: Path, out: Path,
+def run_bench(mem: GraphMemory, server: dict[str, Any], data: Path | None, out: Path,
               sizes: Sequence[int] = (10_000, 100_000), seed: int = 0, questions: int = 60,
               quick: bool = False, console: Any = None) -> dict[str, Any]:
     """Run the benchmark; writes ``report.json``, ``report.md`` and plots into ``out``.
@@ -207,11 +208,13 @@ def run_bench(mem: GraphMemory, server: dict[str, Any], data: Path, out: Path,
     Args:
         mem: the facade (its connection and embedder; every tenant is ``mem.scoped(...)``).
         server: ``{"uri", "username", "password", "database"}`` for the ``Neo4jVector`` baseline.
+        data: a folder with the full LoCoMo (``locomo/``); None: ``GRAPHMEM_DATA``, else (quick
+            run only) the bundled sample. The full run requires the full dataset.
         sizes: memory units per memory (ascending after sorting; each ≥ the tenant's own units).
         questions: timed recalls per method and size.
         quick: one truncated conversation (40 turns), sizes (500, 1500), 8 questions.
     Raises:
-        InvalidInputError: a size below 1.
+        InvalidInputError: a size below 1. DataNotFoundError: LoCoMo is missing.
     """
     embedder = mem.embedder
     say = (lambda m: console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {m}")) if console else (lambda m: None)
@@ -221,7 +224,7 @@ def run_bench(mem: GraphMemory, server: dict[str, Any], data: Path, out: Path,
     sizes = sorted(int(s) for s in sizes)
     if not sizes or sizes[0] < 1:
         raise InvalidInputError(f"sizes must be positive, got {sizes!r}")
-    locomo = data / "locomo" / "locomo-dev.json"
+    locomo = resolve("locomo", data, full=not quick)
     conversations = read_locomo(locomo)
     tenant = truncate_conversation(conversations[1], 40) if quick else conversations[0]
     base_convs = [tenant] if quick else conversations

@@ -92,8 +92,9 @@ def write_json(out: Path, report: dict[str, Any]) -> Path:
 
 
 def _plt():
-    import matplotlib
+    from graphmem.optional import require
 
+    matplotlib = require("matplotlib", "eval", "report plots")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

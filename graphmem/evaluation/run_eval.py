@@ -27,13 +27,18 @@ from typing import Any
 import numpy as np
 
 from graphmem.conversations import read_locomo
-from graphmem.errors import ConfigurationError
+from graphmem.datasets import resolve
+from graphmem.errors import ConfigurationError, DataNotFoundError
 from graphmem.evaluation import report as rpt
 from graphmem.evaluation.baselines import VectorBaseline
 from graphmem.evaluation.locomo import METHODS, evaluate_locomo, truncate_conversation
 from graphmem.facade import GraphMemory
 
 logger = logging.getLogger(__name__)
+
+#: What the quick run's MemConflict section says when the dataset is absent (it is never bundled).
+MEMCONFLICT_SKIPPED = ("skipped: MemConflict is not bundled (no license); pass --data DIR with "
+                       "memconflict/")
 
 #: Sizes of the quick run (the integration test) and the full run.
 QUICK = {"locomo_conversation": "conv-30", "locomo_turns": 60, "locomo_questions": 12,
@@ -86,7 +91,32 @@ def _explorations(explorations: Path | None, out: Path, records_dev: Path, quick
                             f"{exc}); GED and correction sections skipped")
 
 
-def experience_section(mem: GraphMemory, data: Path, out: Path,
+def data_files(data: Path | None, quick: bool, locomo: Path | None = None) -> dict[str, Path | None]:
+    """The files one run reads, by dataset: from ``data`` (else ``GRAPHMEM_DATA``) via
+    :func:`graphmem.datasets.resolve`. The quick run falls back to the bundled samples and maps a
+    missing MemConflict to None (its section is skipped); the full run requires every full dataset
+    (``full=True``), so it never runs on samples by accident.
+
+    Raises:
+        DataNotFoundError: a dataset the run needs is missing (names the path and the source).
+    """
+    full = not quick
+    files: dict[str, Path | None] = {
+        "locomo": locomo or resolve("locomo", data, full=full),
+        "scienceworld_train": resolve("scienceworld_train", data, full=full),
+        "scienceworld_dev": resolve("scienceworld_dev", data, full=full),
+        "fever": resolve("fever", data, full=full),
+    }
+    try:
+        files["memconflict"] = resolve("memconflict", data, full=True)
+    except DataNotFoundError:
+        if full:
+            raise
+        files["memconflict"] = None
+    return files
+
+
+def experience_section(mem: GraphMemory, files: dict[str, Path | None], out: Path,
                        explorations: Path | None, sizes: dict[str, Any], prefix: str,
                        seed: int, console: Any) -> dict[str, Any]:
     """Experience memory: build from ScienceWorld train (+ explorations), dev hit@5, GED, FGW."""
@@ -99,14 +129,13 @@ def experience_section(mem: GraphMemory, data: Path, out: Path,
     )
     from graphmem.experience.trajectories import read_scienceworld
 
-    sw = data / "scienceworld"
-    train = read_scienceworld(sw / "sciworld_gold_train.jsonl")
-    dev = read_scienceworld(sw / "sciworld_gold_dev.jsonl")
+    train = read_scienceworld(files["scienceworld_train"])
+    dev = read_scienceworld(files["scienceworld_dev"])
     if sizes["train_per_type"]:
         train = stratified(train, sizes["train_per_type"])
     if sizes["dev_per_type"]:
         dev = stratified(dev, sizes["dev_per_type"])
-    ex_train_path, ex_dev_path, note = _explorations(explorations, out, sw / "sciworld_gold_dev.jsonl",
+    ex_train_path, ex_dev_path, note = _explorations(explorations, out, files["scienceworld_dev"],
                                                      sizes is QUICK, console)
     train_keys, dev_keys = {t.task_id for t in train}, {t.task_id for t in dev}
     ex_train = ([t.model_copy(update={"kind": "exploration"})
@@ -140,8 +169,9 @@ def experience_section(mem: GraphMemory, data: Path, out: Path,
     return result
 
 
-def insight_section(mem: GraphMemory, data: Path, sizes: dict[str, Any]) -> dict[str, Any]:
-    """Insight replay on FEVER (:func:`graphmem.insight.replay_sweep`), one run per λ."""
+def insight_section(mem: GraphMemory, data: Path | None, sizes: dict[str, Any]) -> dict[str, Any]:
+    """Insight replay on FEVER (:func:`graphmem.insight.replay_sweep`), one run per λ; FEVER from
+    ``data`` (else ``GRAPHMEM_DATA``, else the bundled sample)."""
     from graphmem.insight import replay_sweep
 
     reports = replay_sweep(mem, "fever", sizes["insight_tasks"],
@@ -159,7 +189,7 @@ def insight_section(mem: GraphMemory, data: Path, sizes: dict[str, Any]) -> dict
                      for r in reports]}
 
 
-def run_eval(mem: GraphMemory, server: dict[str, Any], data: Path, out: Path,
+def run_eval(mem: GraphMemory, server: dict[str, Any], data: Path | None, out: Path,
              locomo: Path | None = None, seed: int = 0, quick: bool = False,
              explorations: Path | None = None, console: Any = None) -> dict[str, Any]:
     """Run every section, write ``report.json``, ``report.md`` and plots into ``out``.
@@ -167,22 +197,25 @@ def run_eval(mem: GraphMemory, server: dict[str, Any], data: Path, out: Path,
     Args:
         mem: the facade (connection, embedder, llm); every tenant is ``mem.scoped(...)``.
         server: ``{"uri", "username", "password", "database"}`` for the ``Neo4jVector`` baseline.
-        data: the real-data folder (``locomo/``, ``memconflict/``, ``scienceworld/``, ``fever/``).
-        locomo: a LoCoMo-format file (default ``data/locomo/locomo-dev.json``).
+        data: a folder with the full datasets (``locomo/``, ``memconflict/``, ``scienceworld/``,
+            ``fever/``); None: ``GRAPHMEM_DATA``, else (quick run only) the bundled samples.
+        locomo: a LoCoMo-format file (default: resolved ``locomo``).
         seed: seeds Python, numpy and torch.
-        quick: the small run (one truncated conversation, few tasks).
+        quick: the small run (one truncated conversation, few tasks) on the bundled samples
+            unless ``data`` is given; MemConflict (never bundled) is skipped when absent. The
+            full run requires every full dataset.
         explorations: folder with ``train.jsonl`` / ``dev.jsonl`` ScienceWorld explorations.
     Returns:
         The report dict (also written to ``out/report.json``).
     Raises:
-        InputFormatError: a malformed data file. ConfigurationError: missing data.
+        InputFormatError: a malformed data file. DataNotFoundError: missing data.
     """
     from graphmem.state.evaluation import evaluate_memconflict
 
     seed_everything(seed)
     sizes = QUICK if quick else FULL
-    locomo = locomo or data / "locomo" / "locomo-dev.json"
-    memconflict = data / "memconflict" / "Step4_1.jsonl"
+    files = data_files(data, quick, locomo)
+    locomo, memconflict = files["locomo"], files["memconflict"]
     run_id = uuid.uuid4().hex[:8]
     prefix = f"eval-{run_id}"
     out.mkdir(parents=True, exist_ok=True)
@@ -191,10 +224,7 @@ def run_eval(mem: GraphMemory, server: dict[str, Any], data: Path, out: Path,
     config = rpt.configuration(
         "graphmem eval", {"seed": seed, "quick": quick, "run_id": run_id, "sizes": sizes,
                           "embedder": rpt.embedder_name(embedder)},
-        {"locomo": locomo, "memconflict": memconflict,
-         "scienceworld_train": data / "scienceworld" / "sciworld_gold_train.jsonl",
-         "scienceworld_dev": data / "scienceworld" / "sciworld_gold_dev.jsonl",
-         "fever": data / "fever" / "paper_dev.jsonl",
+        {**files,
          "explorations_train": (explorations / "train.jsonl") if explorations else None,
          "explorations_dev": (explorations / "dev.jsonl") if explorations else None},
         {"uri": server["uri"], "ping": version})
@@ -215,14 +245,18 @@ def run_eval(mem: GraphMemory, server: dict[str, Any], data: Path, out: Path,
         vector.cleanup()
     report["seconds"]["locomo"] = round(time.perf_counter() - began, 1)
 
-    _say(console, "memconflict probes (state memory)")
     began = time.perf_counter()
-    report["memconflict"] = evaluate_memconflict(mem, memconflict, prefix=f"{prefix}-mc",
-                                                 max_personas=sizes["memconflict_personas"])
+    if memconflict is None:
+        _say(console, f"memconflict probes: {MEMCONFLICT_SKIPPED}")
+        report["memconflict"] = {"skipped": MEMCONFLICT_SKIPPED, "probes": {}}
+    else:
+        _say(console, "memconflict probes (state memory)")
+        report["memconflict"] = evaluate_memconflict(mem, memconflict, prefix=f"{prefix}-mc",
+                                                     max_personas=sizes["memconflict_personas"])
     report["seconds"]["memconflict"] = round(time.perf_counter() - began, 1)
 
     began = time.perf_counter()
-    report["experience"] = experience_section(mem, data, out, explorations, sizes,
+    report["experience"] = experience_section(mem, files, out, explorations, sizes,
                                               prefix, seed, console)
     report["seconds"]["experience"] = round(time.perf_counter() - began, 1)
 
@@ -254,7 +288,7 @@ def eval_plots(report: dict[str, Any], out: Path) -> list[str]:
                                    "LoCoMo recall@10 by category", cats,
                                    {m: [rec[m].get(c, {}).get("recall@10", 0.0) for c in cats] for m in methods},
                                    "recall@10").name)
-    probes = report["memconflict"]["probes"]
+    probes = report["memconflict"].get("probes")
     if probes:
         files.append(rpt.bar_chart(out / "memconflict_probes.png", "MemConflict probes (state memory)",
                                    list(probes), {"score": [v["score"] for v in probes.values()]},
@@ -289,9 +323,13 @@ def eval_markdown(report: dict[str, Any]) -> str:
                            [[m, v["p50"], v["p95"]] for m, v in loc["latency_ms"].items()]), "",
               f"Ingest seconds: {loc['ingest_seconds']}", ""]
     mc = report["memconflict"]
-    parts += ["## MemConflict probes (state memory)", "",
-              f"{mc['personas']} persona(s), controller {mc['controller']}.", "",
-              rpt.md_table(["probe", "score", "n"], [[k, v["score"], v["n"]] for k, v in mc["probes"].items()]), ""]
+    parts += ["## MemConflict probes (state memory)", ""]
+    if "skipped" in mc:
+        parts += [mc["skipped"][0].upper() + mc["skipped"][1:] + ".", ""]
+    else:
+        parts += [f"{mc['personas']} persona(s), controller {mc['controller']}.", "",
+                  rpt.md_table(["probe", "score", "n"],
+                               [[k, v["score"], v["n"]] for k, v in mc["probes"].items()]), ""]
     ex = report["experience"]
     parts += ["## Experience memory (ScienceWorld)", "",
               f"Train tasks {ex['train_tasks']}, dev tasks {ex['dev_tasks']}; {ex['explorations']}.", "",

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import logging
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from graphmem.errors import ConfigurationError, InputFormatError, InvalidInputError
+from graphmem.errors import DataNotFoundError, InputFormatError, InvalidInputError
 from graphmem.insight.models import Status
 
 logger = logging.getLogger(__name__)
@@ -38,17 +37,34 @@ class ReplayTask(BaseModel):
     kind: str
 
 
+#: replay dataset name -> :data:`graphmem.datasets.DATASETS` key (bundled sample or full data)
+_RESOLVE = {"fever": "fever", "scienceworld": "scienceworld_dev"}
+
+
 def default_data_root() -> Path:
-    """``GRAPHMEM_DATA`` if set, else ``../shared/data`` beside the checkout.
+    """``GRAPHMEM_DATA`` if set, else the bundled samples folder (:mod:`graphmem.datasets`).
 
     Raises:
-        ConfigurationError: the folder does not exist (names ``GRAPHMEM_DATA``).
+        DataNotFoundError: ``GRAPHMEM_DATA`` names a folder that does not exist.
     """
-    env = os.environ.get("GRAPHMEM_DATA")
-    root = Path(env) if env else Path(__file__).resolve().parents[3] / "shared" / "data"
+    from graphmem.datasets import ENV_VAR, bundled_root, data_dir_from_env
+
+    root = data_dir_from_env()
+    if root is None:
+        return bundled_root()
     if not root.is_dir():
-        raise ConfigurationError(f"data folder {root} not found: set GRAPHMEM_DATA")
+        raise DataNotFoundError(f"data folder {root} (from {ENV_VAR}) does not exist: fix "
+                                f"{ENV_VAR}=DIR, or unset it to use the bundled samples")
     return root
+
+
+def dataset_path(dataset: str, data_root: Path | None = None) -> Path:
+    """The file of replay dataset ``dataset`` (``"fever"`` or ``"scienceworld"``): the full data
+    under ``data_root`` (or ``GRAPHMEM_DATA``) when present, else the bundled sample
+    (:func:`graphmem.datasets.resolve`)."""
+    from graphmem.datasets import resolve
+
+    return resolve(_RESOLVE[dataset], data_root)
 
 
 def _page(title: str) -> str:
@@ -109,14 +125,15 @@ def load_tasks(dataset: str | Path, limit: int | None = None,
     Args:
         dataset: ``"fever"``, ``"scienceworld"`` or a path to a JSONL file of either format.
         limit: how many tasks (None = all).
-        data_root: folder holding the datasets (default :func:`default_data_root`).
+        data_root: folder holding the full datasets (default ``GRAPHMEM_DATA``; without either,
+            or when the folder lacks the file, the bundled sample).
     Raises:
         InvalidInputError: unknown dataset name. InputFormatError: a malformed line (names file and
-        line). ConfigurationError: the data folder is missing.
+        line). DataNotFoundError: the data folder does not exist.
     """
     name = str(dataset)
     if name in DATASETS:
-        path = (data_root or default_data_root()) / DATASETS[name][0]
+        path = dataset_path(name, data_root)
     else:
         path = Path(name)
         if not path.is_file():

@@ -1,4 +1,5 @@
-"""Integration fixtures: one real Neo4j per session, migrated once; a fresh namespace per test.
+"""Integration fixtures: one real Neo4j per session, migrated once; a fresh namespace per test;
+the real data samples bundled with graphmem (tests need nothing outside the repository).
 
 Neo4j comes from, in order: ``NEO4J_URI`` (any server); testcontainers' Neo4jContainer
 (``neo4j:5.26-community``) when a Docker engine answers; else the local launcher on a free
@@ -15,16 +16,12 @@ from pathlib import Path
 import pytest
 
 from graphmem.config import Neo4jSettings
+from graphmem.datasets import ENV_VAR, bundled_root
 from graphmem.embeddings import SentenceTransformerEmbedder
 from graphmem.graph.connection import open_driver
 from graphmem.graph.migrations import Migrator
 from graphmem.graph.registry import CypherRegistry
 from graphmem.graph.runner import QueryRunner
-
-SHARED_DATA = Path(
-    os.environ.get("GRAPHMEM_DATA", Path(__file__).resolve().parents[2].parent / "shared" / "data")
-)
-
 
 def _docker_answers() -> bool:
     try:
@@ -87,9 +84,21 @@ def namespace(runner: QueryRunner) -> Iterator[str]:
     runner.write("core/delete_namespace", namespace=ns)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _bundled_data_only() -> Iterator[None]:
+    """Unset ``GRAPHMEM_DATA`` for the session: the tests run on the bundled samples whatever
+    the caller's environment points at (CLI subprocesses inherit the unset variable)."""
+    saved = os.environ.pop(ENV_VAR, None)
+    try:
+        yield
+    finally:
+        if saved is not None:
+            os.environ[ENV_VAR] = saved
+
+
 @pytest.fixture(scope="session")
-def shared_data() -> Path:
-    """The real data folder (``../shared/data`` beside the checkout, or ``GRAPHMEM_DATA``)."""
-    if not SHARED_DATA.is_dir():
-        pytest.fail(f"real data folder not found: {SHARED_DATA} (set GRAPHMEM_DATA)")
-    return SHARED_DATA
+def sample_data() -> Path:
+    """The real data samples bundled with graphmem (``graphmem/datasets/samples``: LoCoMo conv-26
+    and conv-30, FEVER's first 250 claims, ScienceWorld gold train/dev samples, HotpotQA 20), in
+    the layout of a full data folder."""
+    return bundled_root()

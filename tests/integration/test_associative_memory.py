@@ -15,9 +15,9 @@ from graphmem.errors import ControllerError, EmptyTextError
 
 
 @pytest.fixture(scope="module")
-def conversation(shared_data: Path):
+def conversation(sample_data: Path):
     """The first session of LoCoMo conv-26 (18 turns)."""
-    conv = read_locomo(shared_data / "locomo" / "locomo-dev.json")[0]
+    conv = read_locomo(sample_data / "locomo" / "locomo-dev.json")[0]
     turns = [t for t in conv.turns if t.session == "session_1"]
     return conv.model_copy(update={"turns": turns})
 

@@ -10,9 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-EXPLORATIONS = Path("/work/graphmem_explorations")
-
-
 def _cli(args: list[str], neo4j_server: dict, timeout: int) -> subprocess.CompletedProcess:
     env = {**os.environ, "NEO4J_URI": neo4j_server["uri"], "NEO4J_USERNAME": neo4j_server["username"],
            "NEO4J_PASSWORD": neo4j_server["password"], "HF_HUB_OFFLINE": "1"}
@@ -33,20 +30,23 @@ def _left_behind(runner, prefix: str, namespaces: list[str]) -> tuple[int, list[
     return nodes, indexes
 
 
-def test_eval_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, shared_data: Path) -> None:
+def test_eval_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, sample_data: Path) -> None:
+    # no --data and GRAPHMEM_DATA unset (conftest): the quick run reads the bundled samples
     out = tmp_path / "eval"
-    args = ["eval", "--quick", "--out", str(out), "--data", str(shared_data), "--seed", "7"]
-    if (EXPLORATIONS / "dev.jsonl").is_file():
-        args += ["--explorations", str(EXPLORATIONS)]
-    proc = _cli(args, neo4j_server, timeout=170)
+    args = ["eval", "--quick", "--out", str(out), "--seed", "7"]
+    proc = _cli(args, neo4j_server, timeout=420)  # generous: CI machines are shared
     assert "LoCoMo recall@10 overall" in proc.stdout
     report = json.loads((out / "report.json").read_text())
     md = (out / "report.md").read_text()
-    for png in ("locomo_recall_overall.png", "locomo_recall10_by_category.png", "memconflict_probes.png"):
+    for png in ("locomo_recall_overall.png", "locomo_recall10_by_category.png"):
         assert (out / png).stat().st_size > 5_000 and png in md
+    assert not (out / "memconflict_probes.png").exists()
     cfg = report["config"]
     assert cfg["parameters"]["seed"] == 7 and cfg["parameters"]["quick"] is True
     assert len(cfg["data"]["locomo"]["sha256"]) == 64 and cfg["versions"]["langchain-neo4j"]
+    assert cfg["data"]["locomo"]["path"] == str(sample_data / "locomo" / "locomo-dev.json")
+    assert cfg["data"]["fever"]["path"] == str(sample_data / "fever" / "paper_dev.jsonl")
+    assert cfg["data"]["memconflict"] is None
     loc = report["locomo"]
     assert loc["conversations"] == ["conv-30"] and loc["questions"] == 12
     assert set(loc["recall"]) == {"state", "associative", "combined", "vector_rag", "bm25"}
@@ -56,8 +56,10 @@ def test_eval_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, sh
         assert 0.0 <= r5 <= r10 <= r20 <= 1.0, method
     # real retrieval: every method finds a good share of the evidence in 60 turns
     assert all(v["overall"]["recall@20"] >= 0.3 for v in loc["recall"].values())
-    assert report["memconflict"]["personas"] == 1
-    assert {"dynamic_current@1", "no_distractor@1"} <= set(report["memconflict"]["probes"])
+    # MemConflict is never bundled (no license): the quick run says so instead of failing
+    skipped = "skipped: MemConflict is not bundled (no license); pass --data DIR with memconflict/"
+    assert report["memconflict"] == {"skipped": skipped, "probes": {}}
+    assert "MemConflict is not bundled (no license)" in md and skipped in " ".join(proc.stdout.split())
     ex = report["experience"]
     assert ex["dev_tasks"] >= 20 and ex["same_type"]["hit@5"] >= 0.8
     assert ex["fgw"]["median_ms"] > 0
@@ -67,9 +69,11 @@ def test_eval_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, sh
                                          f"eval-{run_id}-experience"]) == (0, [])
 
 
-def test_bench_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, shared_data: Path) -> None:
+def test_bench_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, sample_data: Path) -> None:
     out = tmp_path / "bench"
-    proc = _cli(["bench", "--quick", "--out", str(out), "--data", str(shared_data)], neo4j_server, timeout=150)
+    proc = _cli(["bench", "--quick", "--out", str(out)], neo4j_server, timeout=360)
+    assert json.loads((out / "report.json").read_text())["config"]["data"]["locomo"]["path"] == str(
+        sample_data / "locomo" / "locomo-dev.json")
     assert "growth p50" in proc.stdout
     report = json.loads((out / "report.json").read_text())
     assert set(report["recall"]) == {"500", "1500"}

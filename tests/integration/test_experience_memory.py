@@ -11,8 +11,8 @@ from graphmem.experience import ExperienceMemory, read_trajectories
 from graphmem.experience.trajectories import Trajectory
 
 
-def _slice(shared_data, n=12):
-    return read_trajectories(shared_data / "scienceworld" / "sciworld_gold_train.jsonl", limit=n)
+def _slice(sample_data, n=12):
+    return read_trajectories(sample_data / "scienceworld" / "sciworld_gold_train.jsonl", limit=n)
 
 
 def _exploration(expert: Trajectory) -> Trajectory:
@@ -24,8 +24,8 @@ def _exploration(expert: Trajectory) -> Trajectory:
                                      "steps": [type(expert.steps[0])(**s) for s in steps]})
 
 
-def test_build_browse_rebuild_and_recall(runner, embedder, namespace, shared_data):
-    experts = _slice(shared_data)
+def test_build_browse_rebuild_and_recall(runner, embedder, namespace, sample_data):
+    experts = _slice(sample_data)
     explorations = [_exploration(experts[0]), _exploration(experts[3])]
     mem = ExperienceMemory(runner=runner, embedder=embedder, namespace=namespace)
     report = mem.ingest(experts, explorations=explorations, k=3, tau=0.5)
@@ -65,8 +65,8 @@ def test_build_browse_rebuild_and_recall(runner, embedder, namespace, shared_dat
     json.dumps(result.model_dump())
 
 
-def test_namespaces_do_not_leak(runner, embedder, namespace, shared_data):
-    experts = _slice(shared_data, 3)
+def test_namespaces_do_not_leak(runner, embedder, namespace, sample_data):
+    experts = _slice(sample_data, 3)
     ExperienceMemory(runner=runner, embedder=embedder, namespace=namespace).ingest(experts)
     other = ExperienceMemory(runner=runner, embedder=embedder, namespace=namespace + "-other")
     try:
@@ -75,8 +75,8 @@ def test_namespaces_do_not_leak(runner, embedder, namespace, shared_data):
         runner.write("core/delete_namespace", namespace=namespace + "-other")
 
 
-def test_bad_input_writes_nothing(runner, embedder, namespace, shared_data):
-    experts = _slice(shared_data, 3)
+def test_bad_input_writes_nothing(runner, embedder, namespace, sample_data):
+    experts = _slice(sample_data, 3)
     mem = ExperienceMemory(runner=runner, embedder=embedder, namespace=namespace)
     stray = experts[0].model_copy(update={"task_id": "nope", "kind": "exploration"})
     with pytest.raises(TrajectoryError, match="'nope'"):
@@ -84,9 +84,9 @@ def test_bad_input_writes_nothing(runner, embedder, namespace, shared_data):
     assert mem.counts()["Task"] == 0
 
 
-def test_build_from_files_with_real_explorations(runner, embedder, namespace, shared_data, tmp_path):
+def test_build_from_files_with_real_explorations(runner, embedder, namespace, sample_data, tmp_path):
     # a few real simulator explorations (recorded by `graphmem experience explore`) for the slice
-    experts_path = shared_data / "scienceworld" / "sciworld_gold_train.jsonl"
+    experts_path = sample_data / "scienceworld" / "sciworld_gold_train.jsonl"
     first = [json.loads(line) for line in experts_path.read_text().splitlines()[:2]]
     run = {**first[1], "steps": first[1]["steps"][:3], "final_score": 10, "kind": "exploration"}
     explorations = tmp_path / "explorations.jsonl"

@@ -45,8 +45,8 @@ def test_insight_heuristic_path_counts_zero(runner, embedder, namespace) -> None
     assert describe_usage(mem.llm_usage, mem.controller.name) == "LLM calls: 0 (heuristic path)"
 
 
-def test_experience_ingest_usage_adds_up(runner, embedder, namespace, shared_data) -> None:
-    experts = read_trajectories(shared_data / "scienceworld" / "sciworld_gold_train.jsonl", limit=3)
+def test_experience_ingest_usage_adds_up(runner, embedder, namespace, sample_data) -> None:
+    experts = read_trajectories(sample_data / "scienceworld" / "sciworld_gold_train.jsonl", limit=3)
     exploration = experts[0].model_copy(update={"kind": "exploration", "reward": 0.0,
                                                 "steps": experts[0].steps[:3]})
     reply = tool_reply("InsightText", {"insight": "Follow the expert workflow."}, 50, 7)
@@ -66,7 +66,7 @@ def test_experience_ingest_usage_adds_up(runner, embedder, namespace, shared_dat
     assert mem.recall(experts[0].query, k=1).llm_usage.calls == 0
 
 
-def test_cli_prints_llm_summary(runner, embedder, namespace, neo4j_server, shared_data,
+def test_cli_prints_llm_summary(runner, embedder, namespace, neo4j_server, sample_data,
                                 monkeypatch, tmp_path) -> None:
     from graphmem.cli.experience import app as experience_app
     from graphmem.cli.insight import app as insight_app
@@ -81,7 +81,7 @@ def test_cli_prints_llm_summary(runner, embedder, namespace, neo4j_server, share
     out = CliRunner().invoke(insight_app, ["recall", "Boil water", "--namespace", namespace])
     assert out.exit_code == 0 and "LLM calls: 0 (retrieval path)" in out.output
     out = CliRunner().invoke(experience_app, [
-        "ingest", str(shared_data / "scienceworld" / "sciworld_gold_train.jsonl"), "--limit", "3",
+        "ingest", str(sample_data / "scienceworld" / "sciworld_gold_train.jsonl"), "--limit", "3",
         "--namespace", namespace])
     assert out.exit_code == 0, out.output
     assert "LLM calls: 0 (heuristic path)" in out.output

@@ -53,12 +53,12 @@ def _seed(mem: GraphMemory, data: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def tenants(runner, embedder, shared_data):
+def tenants(runner, embedder, sample_data):
     """Two namespaces with the same real slices: ``(memory_a, memory_b)``."""
     a = GraphMemory(runner, embedder, f"test-ret-a-{uuid.uuid4().hex[:8]}")
     b = a.scoped(f"test-ret-b-{uuid.uuid4().hex[:8]}")
     for mem in (a, b):
-        _seed(mem, shared_data)
+        _seed(mem, sample_data)
     yield a, b
     for mem in (a, b):
         mem.delete_namespace()
@@ -177,7 +177,7 @@ def test_namespace_is_fixed(tenants) -> None:
         CombinedGraphMemoryRetriever(graph_memory=a, memories=("state", "state"))
 
 
-def test_metadata_and_provenance(tenants, shared_data) -> None:
+def test_metadata_and_provenance(tenants, sample_data) -> None:
     a, _ = tenants
     state = StateRetriever(graph_memory=a, k=3).invoke(QUERIES["state"])
     assert state[0].metadata["provenance"]["dia_ids"] == ["D1:3"]
@@ -202,7 +202,7 @@ def test_metadata_and_provenance(tenants, shared_data) -> None:
 
     exp = ExperienceRetriever(graph_memory=a, k=3).invoke(QUERIES["experience"])
     keys = {t.task_id for t in read_trajectories(
-        shared_data / "scienceworld" / "sciworld_gold_train.jsonl", limit=6)}
+        sample_data / "scienceworld" / "sciworld_gold_train.jsonl", limit=6)}
     for d in exp:
         prov = d.metadata["provenance"]
         assert prov["task_ids"] and set(prov["task_ids"]) <= keys

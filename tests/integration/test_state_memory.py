@@ -66,8 +66,8 @@ def test_confirm_conflict_and_condition(runner, embedder, namespace):
     assert [r.action for r in res.rounds][:2] == ["search_events", "current_state"]
 
 
-def test_reingest_adds_no_node(runner, embedder, namespace, shared_data):
-    [conv] = read_locomo(shared_data / "locomo" / "locomo-dev.json")[:1]
+def test_reingest_adds_no_node(runner, embedder, namespace, sample_data):
+    [conv] = read_locomo(sample_data / "locomo" / "locomo-dev.json")[:1]
     small = conv.model_copy(update={"turns": conv.turns[:40]})
     mem = StateMemory(runner, embedder, namespace)
     first = mem.ingest([small])
@@ -80,8 +80,8 @@ def test_reingest_adds_no_node(runner, embedder, namespace, shared_data):
     assert mem.check() == {"bad_current": 0, "unchained": 0}
 
 
-def test_recall_on_locomo_slice_returns_dia_ids(runner, embedder, namespace, shared_data):
-    [conv] = read_locomo(shared_data / "locomo" / "locomo-dev.json")[:1]
+def test_recall_on_locomo_slice_returns_dia_ids(runner, embedder, namespace, sample_data):
+    [conv] = read_locomo(sample_data / "locomo" / "locomo-dev.json")[:1]
     small = conv.model_copy(update={"turns": conv.turns[:60]})
     mem = StateMemory(runner, embedder, namespace)
     mem.ingest([small])

@@ -16,10 +16,10 @@ from graphmem.conversations import (
     read_locomo,
     read_memconflict,
 )
+from graphmem.datasets import bundled_path
 from graphmem.errors import InputFormatError
 from graphmem.timeparse import parse_timestamp
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
 
 def _locomo_sample() -> dict:
@@ -201,12 +201,11 @@ def test_missing_file_is_input_format_error(tmp_path: Path) -> None:
         read_conversations(tmp_path / "nope.json")
 
 
-@pytest.mark.skipif(not (DATA / "locomo").is_dir(), reason="real data folder absent")
-def test_real_locomo_and_memconflict() -> None:
-    convs = read_conversations(DATA / "locomo" / "locomo-dev.json")
-    assert [c.id for c in convs] == ["conv-26", "conv-30", "conv-41"]
-    assert sum(len(c.qa) for c in convs) == 497
+def test_real_locomo_sample() -> None:
+    # the LoCoMo sample bundled with graphmem (MemConflict is never bundled: no license)
+    convs = read_conversations(bundled_path("locomo"))
+    assert [c.id for c in convs] == ["conv-26", "conv-30"]
+    assert sum(len(c.qa) for c in convs) == 304
+    assert [len(c.turns) for c in convs] == [419, 369]
     ids = {t.source_id for c in convs for t in c.turns}
     assert {"D1:3", "D1:12"} <= ids
-    mem = read_conversations(DATA / "memconflict" / "Step4_1.jsonl")
-    assert len(mem) == 6 and all(len(c.turns) > 100 for c in mem)

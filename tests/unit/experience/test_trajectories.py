@@ -1,5 +1,4 @@
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -7,7 +6,10 @@ import pytest
 from graphmem.errors import InputFormatError, TrajectoryError
 from graphmem.experience.trajectories import read_alfworld, read_generic, read_scienceworld, read_trajectories
 
-DATA = Path(os.environ.get("GRAPHMEM_DATA") or Path(__file__).resolve().parents[4] / "shared" / "data")
+from graphmem.datasets import bundled_path
+
+#: the bundled ScienceWorld sample (tests need nothing outside the repository)
+SCIENCEWORLD_TRAIN = bundled_path("scienceworld_train")
 
 
 def _write(path: Path, records: list) -> Path:
@@ -16,7 +18,7 @@ def _write(path: Path, records: list) -> Path:
 
 
 def test_scienceworld_gold_slice():
-    trajectories = read_scienceworld(DATA / "scienceworld" / "sciworld_gold_train.jsonl", limit=5)
+    trajectories = read_scienceworld(SCIENCEWORLD_TRAIN, limit=5)
     assert len(trajectories) == 5
     first = trajectories[0]
     assert first.task_id == "9_412" and first.task_type == "task-2a-test-conductivity"
@@ -24,8 +26,29 @@ def test_scienceworld_gold_slice():
     assert first.steps[0].action == "open door to outside"
 
 
-def test_alfworld_slice():
-    trajectories = read_alfworld(DATA / "alfworld" / "json_2.1.1" / "train", limit=3)
+def _alfworld_trial(root: Path, task: str, trial: str, goal: str, actions: list[str]) -> None:
+    """One ``<task>/<trial>/gt_traj.json`` in ALFWorld's ETO/ShareGPT form (alternating human
+    observation / gpt action turns); ALFWorld is not bundled, so the test writes its own."""
+    turns = [{"from": "human", "value": "-= Welcome to TextWorld, ALFRED! =-\n\nYou are in the "
+              f"middle of a room. You see a desk 1 and a shelf 1.\n\nYour task is to: {goal}."}]
+    for i, action in enumerate(actions, 1):
+        turns += [{"from": "gpt", "value": action}, {"from": "human", "value": f"observation {i}"}]
+    folder = root / task / trial
+    folder.mkdir(parents=True)
+    (folder / "gt_traj.json").write_text(json.dumps(turns), encoding="utf-8")
+
+
+def test_alfworld_slice(tmp_path):
+    root = tmp_path / "alfworld" / "json_2.1.1" / "train"
+    _alfworld_trial(root, "look_at_obj_in_light-AlarmClock-None-DeskLamp-301", "trial_T1",
+                    "look at alarmclock under the desklamp", ["go to shelf 1", "take alarmclock 1 from shelf 1", "use desklamp 1"])
+    _alfworld_trial(root, "pick_and_place_simple-Book-None-Shelf-7", "trial_T2",
+                    "put a book in shelf", ["go to desk 1", "take book 1 from desk 1", "put book 1 in/on shelf 1"])
+    _alfworld_trial(root, "pick_clean_then_place_in_recep-Cup-None-Shelf-9", "trial_T3",
+                    "clean some cup and put it in shelf", ["go to desk 1", "take cup 1 from desk 1"])
+    _alfworld_trial(root, "pick_heat_then_place_in_recep-Egg-None-Desk-2", "trial_T4",
+                    "heat some egg and put it in desk", ["go to shelf 1"])
+    trajectories = read_alfworld(root, limit=3)
     assert len(trajectories) == 3
     assert all(t.grammar == "alfworld" and t.reward == 1.0 and t.steps for t in trajectories)
     assert trajectories[0].query.startswith(("put", "look", "examine", "clean", "heat", "cool", "find"))
