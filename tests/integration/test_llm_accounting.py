@@ -42,7 +42,7 @@ def test_insight_heuristic_path_counts_zero(runner, embedder, namespace) -> None
     mem = InsightMemory(runner, embedder, namespace)
     result = mem.feedback("Boil water for tea", "resolved", ["fill kettle", "switch on"], [])
     assert result.controller == "heuristic" and result.llm_usage.calls == 0
-    assert describe_usage(mem.llm_usage, mem.controller.name) == "LLM calls: 0 (heuristic path)"
+    assert describe_usage(mem.llm_usage, mem.controller) == "LLM calls: 0 (heuristic path)"
 
 
 def test_experience_ingest_usage_adds_up(runner, embedder, namespace, sample_data) -> None:

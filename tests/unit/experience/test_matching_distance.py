@@ -65,11 +65,9 @@ def labeled_digraphs(draw, max_nodes=6):
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(labeled_digraphs(), labeled_digraphs())
-def test_distance_is_finite_non_negative_and_zero_only_for_a_perfect_match(g, h) -> None:
+def test_distance_is_finite_and_non_negative(g, h) -> None:
     m = fgw_match(g, h)
     assert math.isfinite(m.fgw_distance) and m.fgw_distance >= 0.0
-    if m.edit_cost > 0 and len(g) == len(h):
-        assert m.fgw_distance > 0.0
 
 
 @pytest.mark.parametrize(("text", "field"), [

@@ -7,7 +7,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from graphmem.cli.insight import app
+from graphmem.cli.main import app as main_app
 from graphmem.errors import EmptyTextError, InputFormatError, TrajectoryError, InvalidInputError
 from graphmem.insight.datasets import fever_task, load_tasks, scienceworld_task
 from graphmem.insight.feedback_file import read_feedback_file
@@ -47,9 +47,9 @@ def test_malformed_line_names_its_number(tmp_path, bad, fragment) -> None:
 
 def test_cli_feedback_reports_the_line_before_connecting(tmp_path) -> None:
     path = _write(tmp_path, [json.dumps({"query": "a", "status": "resolved"}), "oops"])
-    out = CliRunner().invoke(app, ["feedback", str(path)])
-    assert out.exit_code == 1
-    assert "InputFormatError" in out.output and "fb.jsonl:2" in out.output
+    out = CliRunner().invoke(main_app, ["insight", "feedback", str(path)])
+    assert out.exit_code == 2  # bad input: the same exit code in every command
+    assert "fb.jsonl:2" in out.output + (out.stderr or "")
 
 
 def test_typed_errors_for_bad_feedback() -> None:
