@@ -36,12 +36,17 @@ PARAMS: dict[str, Any] = {
     "only_current": True, "query": "hiking trip", "source_id": "D1:3", "conversation": "conv-26",
     "topic_id": "a", "insight_id": "a", "query_id": "a", "seconds": 1,
     "dimension": 384, "after": "", "batch": 100,
+    "before": 10, "conversation_id": "conv-26", "limit": 10, "skip": 0,
+    "dense_k": 100, "lexical_k": 100, "df_cap": 1000, "exact_limit": 2000,
+    "lucene_query": "+ns_token:nsabc +lexical_terms:(hiking trip)", "ns_token": "nsabc",
+    "terms": ["hiking", "trip"],
 }
 
 #: Database-wide admin reads, not recall paths.
 ADMIN = {"core/list_constraints", "core/list_migrations", "core/list_vector_indexes", "core/ping",
          "evaluation/await_baseline_index", "evaluation/count_all_baseline_nodes",
-         "core/list_search_indexes", "core/await_indexes", "doctor/list_namespaces"}
+         "core/list_search_indexes", "core/await_indexes", "doctor/list_namespaces",
+         "core/list_namespaces"}
 
 #: (query, operator) pairs where a label scan is the right plan, with the reason.
 ALLOWED_SCANS: dict[tuple[str, str], str] = {

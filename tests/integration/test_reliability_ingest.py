@@ -116,16 +116,16 @@ def test_experience_build_failure_mid_ingest_then_rerun(runner, embedder, tq, na
             experts, explorations=explorations, k=2, tau=0.5)
     assert counts(tq, namespace) == {"nodes": 0, "relationships": 0}
 
-    # 2) a crash inside the SECOND batch transaction (tasks 50..99), after its first 3
-    #    statements ran: batch 1 is whole, nothing of batch 2 landed
+    # 2) a crash inside the SECOND batch transaction (tasks 25..49; 25 tasks per transaction),
+    #    after its first 3 statements ran: batch 1 is whole, nothing of batch 2 landed
     crashing = ExperienceMemory(runner=FailingRunner(runner, fail_on=4), embedder=memo,
                                 namespace=namespace)
     _crash_in_second_batch(crashing, experts, explorations)
     tasks = {r["props"]["task_key"] for r in tq.read("read_nodes", namespace=namespace, label="Task")}
-    assert tasks == {f"task-{i}" for i in range(50)}
+    assert tasks == {f"task-{i}" for i in range(25)}
     graphs = tq.read("read_nodes", namespace=namespace, label="DecisionGraph")
     assert {g["props"]["task_key"] for g in graphs} == tasks       # every stored task is whole
-    assert len(graphs) == 50 + 2                                    # + exploration, common of task-3
+    assert len(graphs) == 25 + 2                                    # + exploration, common of task-3
 
     # 3) running again completes it to exactly one clean run; again adds nothing
     mem = ExperienceMemory(runner=runner, embedder=memo, namespace=namespace)

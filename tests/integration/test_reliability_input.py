@@ -70,7 +70,7 @@ def test_insight_bad_input_is_typed_and_writes_nothing(runner, embedder, tq, nam
         (InvalidInputError, "k must be an integer in 1..200, got 0",
          lambda: insight.recall("q", k=0)),
         (InvalidInputError, "query_k must be an integer", lambda: insight.recall("q", query_k=0)),
-        (InvalidInputError, "lam must be a number >= 0, got -1", lambda: insight.recall("q", lam=-1.0)),
+        (InvalidInputError, "lam must be a finite number in 0..inf, got -1", lambda: insight.recall("q", lam=-1.0)),
         (EmbeddingDimensionError, r"\(1, 0\)", lambda: insight.recall("q", embedding=np.zeros(0))),
         (EmbeddingDimensionError, r"\(1, 5000\)",
          lambda: insight.add_query("q", "resolved", embedding=np.ones(5000))),

@@ -201,7 +201,7 @@ def test_tenant_scores_do_not_move_with_other_tenants_writes(runner, test_runner
 
 
 def _locomo_tenant(shared_data: Path, cache_dir: Path, embedder, n: int = 600):
-    from graphmem.conversation import read_locomo
+    from graphmem.conversations import read_locomo
 
     conv = max(read_locomo(shared_data / "locomo" / "locomo-dev.json"), key=lambda c: len(c.turns))
     turns = [dict(id=t.source_id, session=t.session, speaker=t.speaker, text=t.text,
@@ -219,11 +219,11 @@ def _locomo_tenant(shared_data: Path, cache_dir: Path, embedder, n: int = 600):
     return turns, docs, questions, qv
 
 
-def test_latency_600_units_among_50000_foreign(runner, test_runner, embedder, shared_data,
+def test_latency_600_units_among_50000_foreign(runner, test_runner, embedder, sample_data,
                                                pytestconfig, tmp_path_factory) -> None:
     cache = getattr(pytestconfig, "cache", None)  # embeddings cached across runs when possible
     cache_dir = Path(cache.mkdir("retrieval-engine")) if cache else tmp_path_factory.mktemp("emb")
-    turns, docs, questions, qv = _locomo_tenant(shared_data, cache_dir, embedder)
+    turns, docs, questions, qv = _locomo_tenant(sample_data, cache_dir, embedder)
     ns = f"test-lat-{uuid.uuid4().hex[:8]}"
     for t in turns:
         t["id"] = f"{ns}:{t['id']}"

@@ -22,7 +22,7 @@ def _tenant(runner, embedder, ns: str) -> dict[str, str]:
              ("Alice", "Yes, every Saturday.")]
     facade = GraphMemory(runner, embedder, ns)
     facade.state.ingest([conversation("doctor-conv", turns)])
-    facade.associative.ingest_conversations([conversation("doctor-conv", turns)])
+    facade.associative.ingest([conversation("doctor-conv", turns)])
     mem = InsightMemory(runner, embedder, ns, related_top=0)
     qid = mem.add_query("How tall is the Eiffel tower?", "resolved", ["search[Eiffel]"])
     insight = mem.add_insight("Look up the official height.", [qid])

@@ -63,5 +63,5 @@ def test_foreign_query_index_is_refused_then_an_equivalent_one_adopted(fresh) ->
     qid = mem.add_query("How tall is the Eiffel tower?", "resolved", ["search[Eiffel]"])
     mem.add_query("How tall is the Eiffel tower in metres?", "resolved", ["search[Eiffel]"])
     mem.add_insight("Look up the official height.", [qid])
-    assert [i.content for i in mem.recall("Eiffel tower height", k=2, b=1).insights] == [
+    assert [i.text for i in mem.recall("Eiffel tower height", query_k=2, k=1).items] == [
         "Look up the official height."]

@@ -49,7 +49,7 @@ def test_one_bad_stored_vector_does_not_take_down_recall(runner, embedder, tq, n
     conv = conversation("conv-bad-vectors", turns)
     facade = GraphMemory(runner, embedder, namespace)
     facade.state.ingest([conv])
-    facade.associative.ingest_conversations([conv])
+    facade.associative.ingest([conv])
     mem = InsightMemory(runner, embedder, namespace, related_top=0)
     questions = ["Where does Alice live?", "How do I boil water faster?", "Who is Mohra?"]
     qids = [mem.add_query(q, "resolved", ["search[x]"]) for q in questions]
@@ -59,12 +59,12 @@ def test_one_bad_stored_vector_does_not_take_down_recall(runner, embedder, tq, n
     tq.write("set_embedding", namespace=namespace, id=insights[1], embedding=[0.0] * 384)
     assert _corrupt_one_per_label(tq, namespace) >= 6
 
-    out = mem.recall("Where does Alice live?", k=5, b=5)
-    assert {i.id for i in out.insights} == set(insights[1:])   # the NaN query is skipped
-    assert qids[0] not in out.seed_query_ids
+    out = mem.recall("Where does Alice live?", query_k=5, k=5)
+    assert {i.id for i in out.items} == set(insights[1:])   # the NaN query is skipped
+    assert qids[0] not in out.rounds[0].details["seed_query_ids"]
     state = facade.state.recall("Where does Alice live?", k=5, max_rounds=2)
-    assert state.hits
-    associative = facade.associative.recall("Where does Alice live?", steps=2)
+    assert state.items
+    associative = facade.associative.recall("Where does Alice live?", max_rounds=2)
     assert associative is not None
     assert facade.associative.vector_search("Where does Alice live?", k=5)
 
@@ -85,6 +85,6 @@ def test_archived_insights_do_not_starve_live_ones(runner, embedder, namespace):
     runner.write(name, **params)
     assert all(not s.active for s in mem.get_insights(archived))
 
-    out = mem.recall("How do I boil water quickly?", b=2)   # default k
-    assert {i.id for i in out.insights} == set(live)
-    assert set(out.seed_query_ids) == set(qids[50:])
+    out = mem.recall("How do I boil water quickly?", k=2)   # default query_k
+    assert {i.id for i in out.items} == set(live)
+    assert set(out.rounds[0].details["seed_query_ids"]) == set(qids[50:])
