@@ -268,6 +268,19 @@ class GraphMemory:
             params = {**params, "namespace": self.namespace}
         return self.runner.run(name, **params)
 
+    def check_embeddings(self, *, repair: bool = False, all_namespaces: bool = False) -> Any:
+        """Find (and with ``repair`` re-embed from their text) stored vectors that are missing,
+        of another width than the embedder's, non-finite or all zeros — in this namespace, or in
+        every namespace with ``all_namespaces``. See :func:`graphmem.doctor.check_embeddings`.
+
+        Returns:
+            A :class:`graphmem.doctor.DoctorReport`.
+        """
+        from graphmem.doctor import check_embeddings
+
+        return check_embeddings(self.runner, self.embedder,
+                                None if all_namespaces else self.namespace, repair=repair)
+
     def delete_namespace(self, batch_size: int = 10_000) -> int:
         """Delete every node of this namespace (the labels of every registered memory) with its
         relationships, in write transactions of at most ``batch_size`` nodes each (so a large

@@ -30,7 +30,8 @@ import click  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
 
 from graphmem.cli import failures  # noqa: E402
-from graphmem.cli.common import cli_errors, configure_logging, console  # noqa: E402
+from graphmem.cli.common import cli_errors, configure_logging, console, open_memory  # noqa: E402
+from graphmem.errors import InvalidInputError  # noqa: E402
 from graphmem.memory import memory_names, memory_spec  # noqa: E402
 
 logger = logging.getLogger(__name__)
@@ -263,6 +264,33 @@ def namespaces(
     console.print(table)
 
 
+@app.command("doctor")
+def doctor(
+    namespace: str | None = typer.Option(None, "-n", "--namespace",
+                                         help="namespace to check (default GRAPHMEM_NAMESPACE)"),
+    all_namespaces: bool = typer.Option(False, "--all", help="check every namespace"),
+    repair: bool = typer.Option(False, "--repair",
+                                help="re-embed repairable nodes from their text"),
+    as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
+) -> None:
+    """List stored vectors recall would skip (missing, wrong width, NaN/infinite, all zeros);
+    with --repair, re-embed them from their text."""
+    with cli_errors(), open_memory(namespace) as mem:
+        report = mem.check_embeddings(repair=repair, all_namespaces=all_namespaces)
+    if as_json:
+        print(report.model_dump_json(indent=1))
+        return
+    table = Table("namespace", "label", "bad", "repaired", title="bad embeddings")
+    for row in report.summary:
+        table.add_row(row.namespace, row.label, str(row.bad), str(row.repaired))
+    console.print(table)
+    console.print("no bad embeddings" if report.bad == 0 else
+                  f"{report.bad} bad, {report.remaining} left"
+                  + ("" if repair else " — run again with --repair to re-embed them"))
+    if not report.ok:
+        raise typer.Exit(1)
+
+
 @app.command("demo")
 def demo(
     data: Path | None = typer.Option(
@@ -276,6 +304,10 @@ def demo(
     science_tasks: int = typer.Option(24, min=2, help="ScienceWorld train tasks for experience memory"),
     fever_claims: int = typer.Option(40, min=1, help="FEVER claims replayed as insight feedback"),
     json_out: Path | None = typer.Option(None, "--json", help="also write the summary as JSON here"),
+    llm: str | None = typer.Option(
+        None, "--llm", help="'local': instead, run every LLM controller and extractor once with "
+        "the packaged SmolLM2 model (needs the local-llm extra) on a slice of the bundled data, "
+        "and print calls, tokens and seconds per operation"),
 ) -> None:
     """The main job: real data into all four memories, then recalls with provenance."""
     import json as _json
@@ -284,8 +316,17 @@ def demo(
 
     began = time.monotonic()
     with cli_errors():
-        summary = run_demo(data, namespace, locomo, science_tasks=science_tasks,
-                           fever_claims=fever_claims, console=console, quick=quick)
+        if llm is not None:
+            if llm != "local":
+                raise InvalidInputError(f"--llm {llm!r} is not known: use --llm local")
+            from graphmem.demo_llm import run_llm_demo
+
+            with open_memory(namespace) as mem:
+                mem.delete_namespace()
+                summary = run_llm_demo(mem, console)
+        else:
+            summary = run_demo(data, namespace, locomo, science_tasks=science_tasks,
+                               fever_claims=fever_claims, console=console, quick=quick)
     console.print(f"demo finished in {time.monotonic() - began:.0f} s")
     if json_out:
         json_out.write_text(_json.dumps(summary, indent=2, default=str))

@@ -104,7 +104,7 @@ def replay(
         operation_set: the controller's operations (default: the memory's).
         tasks, embeddings: pre-loaded tasks and their ``(n, d)`` float32 query vectors (a sweep
             embeds once); computed when None.
-        progress: show a tqdm bar.
+        progress: show graphmem's progress (a bar in a terminal, periodic lines when piped).
     Returns:
         The report (decision counts, same-kind shares, final graph sizes, seconds).
     Raises:
@@ -135,9 +135,7 @@ def replay(
     with_retrieval = retrieved_total = same = same_sub = 0
     iterator: Any = zip(items, vectors)
     if progress:
-        from tqdm import tqdm
-
-        iterator = tqdm(iterator, total=len(items), desc=f"replay {dataset}", unit="task")
+        iterator = _with_progress(iterator, len(items), str(dataset))
     for task, vector in iterator:
         recalled = memory.recall(task.query, k=k, query_k=query_k, lam=lam,
                                  embedding=vector).items
@@ -219,3 +217,13 @@ def replay_sweep(
                 if not keep:
                     scoped.delete_namespace()
     return reports
+
+
+def _with_progress(pairs: Any, total: int, dataset: str) -> Any:
+    """``pairs`` with :func:`graphmem.progress.track` counting each finished task."""
+    from graphmem.progress import track
+
+    with track(f"replay {dataset}", unit="task", total=total) as tick:
+        for pair in pairs:
+            yield pair
+            tick(1)
