@@ -3,6 +3,7 @@
 // returns: id, text, speaker, source_ids, occurred_at, topic_id, topic, score
 // mode: read
 MATCH (e:Event {namespace: $namespace})
+USING INDEX e:Event(namespace)
 WHERE e.occurred_at >= $start AND e.occurred_at <= $end
   // skip a stored vector cosine cannot score (wrong width, NaN/infinity, zero)
   AND size(e.embedding) = size($embedding)

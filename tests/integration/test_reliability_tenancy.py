@@ -348,7 +348,7 @@ def test_state_and_associative_recall_paths_return_only_the_callers_data(
         own = {i for label, nodes in snapshot(tq, mems[key].namespace).items() if label != "_counts"
                for i in nodes}
         for result in after[key][:3]:
-            assert {h["id"] for h in result["hits"]} <= own
+            assert {h["id"] for h in result["items"]} <= own
     for key, other in (("a", "b"), ("b", "a")):
         text = str(after[key])
         assert TENANT_TEXT[other][0] not in text and TENANT_TEXT[other][1] not in text
