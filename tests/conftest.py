@@ -21,6 +21,12 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         _skipped_integration.append(report.nodeid)
 
 
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    # a whole module skipped at import (e.g. a missing optional package) counts too
+    if report.skipped and "tests/integration/" in report.nodeid.replace(os.sep, "/"):
+        _skipped_integration.append(report.nodeid)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if os.environ.get("CI") and _skipped_integration:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED

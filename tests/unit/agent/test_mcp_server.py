@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-pytest.importorskip("mcp")
+import mcp  # noqa: E402,F401  (the test extra installs it)
 
 from graphmem.errors import EmptyTextError, InvalidInputError  # noqa: E402
 from graphmem.mcp_server import TOOL_NAMES, build_server  # noqa: E402
