@@ -25,6 +25,19 @@ from graphmem.memory import memory_spec  # noqa: E402
 TURNS = 40
 
 
+@pytest.fixture(scope="module")
+def locomo_conversation(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
+    """The first conversation of the packaged LoCoMo sample, whole, and its turn count: long
+    enough (hundreds of turns) that an interrupt sent at the first progress line always lands
+    while the ingest is running."""
+    from graphmem.conversations import read_locomo
+
+    data = json.loads(datasets.resolve("locomo").read_text())
+    path = tmp_path_factory.mktemp("locomo") / "locomo-one.json"
+    path.write_text(json.dumps(data[:1]))
+    return path, len(read_locomo(path)[0].turns)
+
+
 @pytest.fixture
 def env(neo4j_server: dict) -> dict[str, str]:
     """The environment of a CLI run against the test server."""
@@ -89,28 +102,29 @@ def _stored(runner, namespace: str) -> dict[str, int]:
             for r in runner.read("core/count_namespace_nodes", namespace=namespace)}
 
 
-def test_ingest_progress_ctrl_c_and_resume(env, locomo_sample, namespaces, runner) -> None:
+def test_ingest_progress_ctrl_c_and_resume(env, locomo_conversation, namespaces, runner) -> None:
+    path, turns = locomo_conversation
     ns = namespaces()
-    args = ["state", "ingest", str(locomo_sample), "-n", ns]
+    args = ["state", "ingest", str(path), "-n", ns]
     began = time.monotonic()
     child = _spawn(args, env)
     child.expect(r"state ingest")
     assert time.monotonic() - began < 2.0, "no progress within 2 s of starting the ingest"
-    child.expect(r"0/40")
-    time.sleep(8)
-    child.kill(signal.SIGINT)
+    child.expect(rf"0/{turns}")
+    child.kill(signal.SIGINT)  # at the first progress line: the ingest is running
     child.expect(pexpect.EOF)
     child.close()
     screen = _plain(child.before)
     assert child.exitstatus == 130, screen[-2000:]
-    summary = re.search(r"interrupted — state ingest: (\d+) of 40 turns committed — resume "
-                        r"with: graphmem (.+?) \(what is stored is skipped\)", screen)
+    summary = re.search(rf"interrupted — state ingest: (\d+) of {turns} turns committed — "
+                        r"resume with: graphmem (.+?) \(what is stored is skipped\)", screen)
     assert summary, screen[-2000:]
+    assert int(summary.group(1)) < turns
     assert summary.group(2).split() == args
     assert "Traceback" not in screen
     done = _run(args, env)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert _stored(runner, ns).get("Event") == TURNS
+    assert _stored(runner, ns).get("Event") == turns
 
 
 def test_recall_on_an_empty_namespace_says_so(env, locomo_sample, namespaces) -> None:
