@@ -11,6 +11,12 @@ The query's name is its path below ``cypher/`` without the suffix (``state/merge
 the declared params must equal the ``$params`` used in the body, else :class:`QueryRegistryError`
 names the file.
 
+A query written once for several labels of graphmem's own vocabulary (the retrieval engine's
+round over ``Event`` and ``Episode`` units) declares ``// template: Unit = Event | Episode``; the
+registry then holds one query per value, named ``<name>@<Value>`` (``retrieval/search_units@Event``),
+with ``{{Unit}}`` replaced by the value and ``{{unit}}`` by its lower case (index names). Values
+must match ``^[A-Z][A-Za-z0-9]*$``.
+
 Label unions over every memory (namespace deletion and counts in ``cypher/core/``) are not
 hand-listed: a body may write the placeholder ``{{MEMORY_LABELS}}`` where a label expression goes
 (``(n:{{MEMORY_LABELS}})``), and :meth:`CypherRegistry.get` substitutes
@@ -34,6 +40,8 @@ from graphmem.errors import QueryRegistryError, UnknownQueryError
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _HEADER = re.compile(r"^//\s*([a-z_]+)\s*:\s*(.*?)\s*$")
 _REQUIRED = ("description", "params", "returns", "mode")
+_OPTIONAL = ("template",)
+_TEMPLATE = re.compile(r"^\s*([A-Z][A-Za-z0-9]*)\s*=\s*(.+?)\s*$")
 #: Placeholder for the union of every registered memory's labels (see the module docstring).
 MEMORY_LABELS = "{{MEMORY_LABELS}}"
 _LABEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
@@ -52,6 +60,7 @@ class CypherQuery:
     mode: Literal["read", "write"]
     description: str
     path: Path
+    template: str = ""
 
 
 def used_params(body: str) -> set[str]:
@@ -71,7 +80,7 @@ def parse_query(name: str, source: str, path: Path) -> CypherQuery:
     in_header = True
     for line in source.splitlines():
         match = _HEADER.match(line) if in_header else None
-        if match and match.group(1) in _REQUIRED:
+        if match and match.group(1) in _REQUIRED + _OPTIONAL:
             header[match.group(1)] = match.group(2)
             continue
         if in_header and line.strip().startswith("//"):
@@ -113,7 +122,30 @@ def parse_query(name: str, source: str, path: Path) -> CypherQuery:
         mode=mode,  # type: ignore[arg-type]
         description=header["description"],
         path=path,
+        template=header.get("template", ""),
     )
+
+
+def expand_template(query: CypherQuery) -> list[CypherQuery]:
+    """The queries a ``// template: Name = A | B`` header stands for (see the module docstring);
+    ``[query]`` itself when it has no template.
+
+    Raises:
+        QueryRegistryError: a malformed template line or a value outside ``^[A-Z][A-Za-z0-9]*$``.
+    """
+    if not query.template:
+        return [query]
+    match = _TEMPLATE.match(query.template)
+    values = [v.strip() for v in match.group(2).split("|")] if match else []
+    if not match or not values or not all(_LABEL.match(v) for v in values):
+        raise QueryRegistryError(f"{query.path}: template must read 'Name = Label | Label', got "
+                                 f"{query.template!r}")
+    key = match.group(1)
+    return [dataclasses.replace(
+        query, name=f"{query.name}@{value}", template="",
+        text=query.text.replace("{{" + key + "}}", value).replace("{{" + key.lower() + "}}",
+                                                                  value.lower()))
+        for value in values]
 
 
 def memory_label_union() -> str:
@@ -160,7 +192,12 @@ class CypherRegistry:
                 if name in queries:
                     raise QueryRegistryError(f"{path}: query {name!r} is already defined in "
                                              f"{queries[name].path}")
-                queries[name] = parse_query(name, path.read_text(encoding="utf-8"), path)
+                for query in expand_template(parse_query(name, path.read_text(encoding="utf-8"),
+                                                         path)):
+                    if query.name in queries:
+                        raise QueryRegistryError(f"{path}: query {query.name!r} is already "
+                                                 f"defined in {queries[query.name].path}")
+                    queries[query.name] = query
         logger.debug("loaded %d Cypher queries from %s", len(queries), root)
         return cls(queries)
 

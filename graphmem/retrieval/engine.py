@@ -1,10 +1,15 @@
 """HybridSearch: the retrieval engine the state (``Event``) and associative (``Episode``) memories call.
 
-One round = ONE read query (``cypher/retrieval/search_events`` or ``search_episodes``) that returns
-the namespace's BM25 statistics, the full-text and dense candidates and their ``NEXT_TURN``
-neighbours; the Python side scores BM25 with the namespace's own statistics and fuses
+One round = ONE read query (``cypher/retrieval/search_units.cypher``, rendered per label as
+``retrieval/search_units@Event`` / ``@Episode``) that returns the namespace's BM25 statistics, the
+full-text and dense candidates, their session neighbours and the unit count of their speakers; the
+Python side scores BM25 with the namespace's own statistics and fuses
 (:mod:`graphmem.retrieval.fusion`). Writing is the memories' job: :func:`unit_rows` gives the
 properties a unit must be written with and :func:`window_texts` the dense-embedding inputs.
+
+A stored vector that cosine cannot score (written around graphmem: NaN, infinity, all zeros, another
+width) makes the fast query fail; the round is then run once more with ``guard`` on, which checks
+every stored vector element by element and skips the bad ones (a warning names ``graphmem doctor``).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from graphmem.errors import InvalidInputError
+from graphmem.errors import InvalidInputError, QueryError
 from graphmem.memory import PathStep
 from graphmem.retrieval import fusion
 from graphmem.retrieval.text import (
@@ -25,19 +30,21 @@ from graphmem.retrieval.text import (
     is_smalltalk,
     lexical_text,
     lucene_query,
+    mention_terms,
     namespace_token,
     window_texts,
 )
 
 logger = logging.getLogger(__name__)
 
-#: Full-text candidates per round (top by Lucene). 100: on LoCoMo leave-one-conversation-out the
+#: Full-text candidates per round (top by Lucene). 50: on LoCoMo leave-one-conversation-out the
 #: bounded candidate set keeps the all-units figure (K = 25/50/100/200/all: .755/.751/.749/.750/.739,
-#: differences within noise) while S stays ≈ 300 units; BM25 is exact for a namespace whose
-#: matches of the question fit in K.
-LEXICAL_K = 100
+#: differences within noise) while S stays ≈ 190 units; the round costs 12 ms instead of 16 ms at
+#: K = 100 (a 419-unit tenant among 100,000 units); BM25 is exact for a namespace whose matches of
+#: the question fit in K.
+LEXICAL_K = 50
 #: Dense candidates per round (same reason and measurement as LEXICAL_K).
-DENSE_K = 100
+DENSE_K = 50
 #: Namespaces with at most this many units are scanned exactly (cosine against every unit) instead of
 #: querying the vector index. Measured (tests/integration/test_retrieval_engine.py, a 2,000-unit
 #: tenant among 50,000 foreign units, whole search round p50): exact scan 182 / 117 ms vs vector index
@@ -50,7 +57,9 @@ MIN_OVERSAMPLE = 500
 #: Per-term document-frequency count cap (df beyond it saturates; idf is then ≈ 0 anyway).
 DF_CAP = 100_000
 
-QUERY = {"Event": "retrieval/search_events", "Episode": "retrieval/search_episodes"}
+QUERY = {"Event": "retrieval/search_units@Event", "Episode": "retrieval/search_units@Episode"}
+#: Messages of the Neo4j error a stored vector that cosine cannot score raises in the fast round.
+BAD_VECTOR_MESSAGES = ("is not a valid vector", "do not have the same dimension")
 #: The relationship between consecutive units of one session (older → newer).
 NEXT_TURN = "NEXT_TURN"
 
@@ -60,17 +69,20 @@ class Candidate(BaseModel):
 
     Attributes:
         id: the unit's node id.
-        score: the final fused score (``fused + neighbour``; higher is better; only comparable
-            within one search).
-        components: ``lexical`` (per-namespace BM25), ``dense`` (cosine of the window vector, absent
-            when the unit has no usable vector), ``lexical_norm``, ``dense_norm``, ``fused``,
-            ``neighbour``, ``final``.
+        score: the final fused score (``fused + neighbour + entity``; higher is better; only
+            comparable within one search).
+        components: ``lexical`` (per-namespace BM25), ``dense`` (cosine in [-1, 1] of the window
+            vector, absent when the unit has no usable vector), ``lexical_norm``, ``dense_norm``,
+            ``fused``, ``neighbour``, ``entity``, ``final``.
         flags: ``via_lexical``, ``via_dense`` (found by that side), ``via_neighbour`` (only present
             as a neighbour of a candidate), ``is_cue``, ``is_smalltalk``.
         source_ids: the unit's upstream ids (e.g. LoCoMo dia_id).
         text: the unit's stored ``text``.
-        path: how it was found: one seed step (``lexical_seed`` / ``dense_seed``) and, when the
-            neighbour step raised it, the seed of the cue unit followed by a ``NEXT_TURN`` hop.
+        speaker: the unit's speaker (a document's title in a document collection).
+        path: how it was found: one seed step (``lexical_seed`` / ``dense_seed``); when the
+            neighbour step raised it, the seed of the cue unit followed by a ``NEXT_TURN`` hop; when
+            the entity step did, the mentioning unit's seed (none for the question), ``mentions``
+            (node ``speaker``) and ``SPEAKER_OF``.
     """
 
     id: str
@@ -79,11 +91,12 @@ class Candidate(BaseModel):
     flags: dict[str, bool] = Field(default_factory=dict)
     source_ids: list[str] = Field(default_factory=list)
     text: str = ""
+    speaker: str | None = None
     path: list[PathStep] = Field(default_factory=list)
 
 
 def unit_rows(turns: Sequence[Any], vectors: Sequence[Sequence[float]] | None = None,
-              namespace: str = "default") -> list[dict[str, Any]]:
+              namespace: str = "default", ids: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """The retrieval properties of each unit, in the order of ``turns``.
 
     Args:
@@ -92,19 +105,25 @@ def unit_rows(turns: Sequence[Any], vectors: Sequence[Sequence[float]] | None = 
             optional ``caption``); consecutive turns of one session are window neighbours.
         vectors: the embeddings of :func:`window_texts` (turns) -- one per turn -- or None.
         namespace: the tenant; gives ``ns_token``.
+        ids: the units' node ids, one per turn; they give ``prev_id`` / ``next_id`` (None
+            without ``ids``).
 
     Returns:
         One dict per turn: ``lexical_text``, ``lexical_terms`` (space-joined analyzed terms),
-        ``lexical_length``, ``ns_token``, ``is_cue``, ``is_smalltalk``, ``window_text`` (the
-        embedding input, not to be stored) and ``embedding`` (a list of floats, or None when
-        ``vectors`` is None). The memories SET every key except ``window_text`` on the node.
+        ``lexical_length``, ``ns_token``, ``is_cue``, ``is_smalltalk``, ``prev_id`` / ``next_id``
+        (the ids of the previous / next turn of the same session, None at a session's edge),
+        ``window_text`` (the embedding input, not to be stored) and ``embedding`` (a list of
+        floats, or None when ``vectors`` is None). The memories SET every key except
+        ``window_text`` on the node, and MERGE ``(prev)-[:NEXT_TURN]->(unit)``.
 
     Raises:
-        InvalidInputError: ``vectors`` of a different length than ``turns``, or a vector that is
-            empty or not finite.
+        InvalidInputError: ``vectors`` or ``ids`` of a different length than ``turns``, or a
+            vector that is empty or not finite.
     """
     if vectors is not None and len(vectors) != len(turns):
         raise InvalidInputError(f"unit_rows: {len(vectors)} vectors for {len(turns)} turns")
+    if ids is not None and len(ids) != len(turns):
+        raise InvalidInputError(f"unit_rows: {len(ids)} ids for {len(turns)} turns")
     token = namespace_token(namespace)
     windows = window_texts(turns)
     rows = []
@@ -127,9 +146,17 @@ def unit_rows(turns: Sequence[Any], vectors: Sequence[Sequence[float]] | None = 
             "ns_token": token,
             "is_cue": is_cue(text),
             "is_smalltalk": is_smalltalk(text, speaker),
+            "prev_id": None,
+            "next_id": None,
             "window_text": windows[i],
             "embedding": vector,
         })
+    if ids is not None:
+        sessions = [turn.get("session", "default") if isinstance(turn, dict)
+                    else getattr(turn, "session", "default") for turn in turns]
+        for i in range(1, len(turns)):
+            if sessions[i] == sessions[i - 1]:
+                rows[i]["prev_id"], rows[i - 1]["next_id"] = ids[i - 1], ids[i]
     return rows
 
 
@@ -169,78 +196,107 @@ class HybridSearch:
 
         Raises:
             InvalidInputError: empty question, k < 1, empty or non-finite query vector.
+            DatabaseError: the round query failed for another reason than a bad stored vector.
         """
+        return self.rank(self.fetch(namespace, question, query_vector), analyze(question), k)
+
+    def fetch(self, namespace: str, question: str, query_vector: Sequence[float]) -> dict[str, Any]:
+        """The round query's one row for ``question`` (see :meth:`search` for the errors)."""
         if not question or not question.strip():
             raise InvalidInputError("search: question is empty")
-        if k < 1:
-            raise InvalidInputError(f"search: k must be >= 1, got {k}")
         vector = [float(x) for x in query_vector]
         if not vector or not all(math.isfinite(x) for x in vector):
             raise InvalidInputError("search: query vector is empty or not finite")
         terms = analyze(question)
         token = namespace_token(namespace)
-        rows = self.runner.read(
-            self.query, namespace=namespace, ns_token=token, lucene_query=lucene_query(token, terms),
+        params = dict(
+            namespace=namespace, ns_token=token, lucene_query=lucene_query(token, terms),
             terms=list(dict.fromkeys(terms)), embedding=vector, lexical_k=self.lexical_k,
             dense_k=self.dense_k, oversample=max(OVERSAMPLE_FACTOR * self.dense_k, MIN_OVERSAMPLE),
-            exact_limit=self.exact_limit, df_cap=DF_CAP)
-        return self.rank(rows, terms, k)
+            exact_limit=self.exact_limit, df_cap=DF_CAP, guard=False)
+        try:
+            rows = self.runner.read(self.query, **params)
+        except QueryError as exc:
+            if not any(m in str(exc) for m in BAD_VECTOR_MESSAGES):
+                raise
+            logger.warning("namespace %r holds %s vectors that cosine cannot score (NaN, infinity, "
+                           "all zeros or another width); they are skipped -- `graphmem doctor "
+                           "--repair -n %s` re-embeds them", namespace, self.label, namespace)
+            rows = self.runner.read(self.query, **{**params, "guard": True})
+        return rows[0] if rows else {}
 
-    def rank(self, rows: list[dict[str, Any]], terms: Sequence[str], k: int) -> list[Candidate]:
-        """Score and fuse the rows of the search query (pure; unit-tested with a fake runner)."""
-        if not rows:
-            self.last_details = {"units": 0}
+    def rank(self, row: dict[str, Any], terms: Sequence[str], k: int) -> list[Candidate]:
+        """Score and fuse the round query's row (pure; unit-tested with a fake runner).
+
+        Raises:
+            InvalidInputError: k < 1.
+        """
+        if k < 1:
+            raise InvalidInputError(f"search: k must be >= 1, got {k}")
+        units = list(row.get("units") or [])
+        if not units:
+            self.last_details = {"units": int(row.get("n_units") or 0), "candidates": 0}
             return []
-        n_units = int(rows[0]["n_units"])
-        avg_length = float(rows[0]["avg_length"] or 0.0)
-        df = {t: int(d) for t, d in rows[0]["dfs"]}
-        scores = []
-        by_id = {}
-        for row in rows:
-            doc = (row.get("lexical_terms") or "").split()
-            dense = row.get("dense")
+        n_units = int(row["n_units"])
+        avg_length = float(row["avg_length"] or 0.0)
+        df = {t: int(d) for t, d in row["dfs"]}
+        speakers = {str(s): int(c) for s, c in row.get("speakers") or []}
+        scores, by_id = [], {}
+        for unit in units:
+            doc = (unit.get("lexical_terms") or "").split()
+            dense = unit.get("dense")
             if dense is not None and not math.isfinite(dense):
                 dense = None
             scores.append(fusion.UnitScore(
-                id=row["id"], lexical=fusion.bm25(terms, doc, df, n_units, avg_length,
-                                                  self.params.k1, self.params.b),
-                dense=dense, is_cue=bool(row.get("is_cue")), prev_id=row.get("prev_id"),
-                next_id=row.get("next_id")))
-            by_id[row["id"]] = row
-        fused = fusion.fuse(scores, self.params)
-        self.last_details = {"units": n_units, "candidates": len(rows),
-                             "dense_mode": rows[0].get("dense_mode"), "avg_length": avg_length,
-                             "df": df}
+                id=unit["id"], lexical=fusion.bm25(terms, doc, df, n_units, avg_length,
+                                                   self.params.k1, self.params.b),
+                dense=dense, is_cue=bool(unit.get("is_cue")), prev_id=unit.get("prev_id"),
+                next_id=unit.get("next_id"), speaker=unit.get("speaker"), terms=frozenset(doc)))
+            by_id[unit["id"]] = unit
+        names = {name: mention_terms(name) for name in speakers}
+        fused = fusion.fuse(scores, self.params, terms, speakers, n_units, names)
+        self.last_details = {"units": n_units, "candidates": len(units),
+                             "dense_mode": row.get("dense_mode"), "avg_length": avg_length,
+                             "df": df, "speakers": speakers}
         kind = self.label.lower()
         out = []
         for f in fused[:k]:
-            row = by_id[f.id]
-            flags = {"via_lexical": bool(row.get("via_lexical")),
-                     "via_dense": bool(row.get("via_dense")),
-                     "is_cue": bool(row.get("is_cue")), "is_smalltalk": bool(row.get("is_smalltalk"))}
+            unit = by_id[f.id]
+            flags = {"via_lexical": bool(unit.get("via_lexical")),
+                     "via_dense": bool(unit.get("via_dense")),
+                     "is_cue": bool(unit.get("is_cue")),
+                     "is_smalltalk": bool(unit.get("is_smalltalk"))}
             flags["via_neighbour"] = not (flags["via_lexical"] or flags["via_dense"])
             components = {key: value for key, value in f.components.items()
                           if not (isinstance(value, float) and math.isnan(value))}
             out.append(Candidate(id=f.id, score=f.final, components=components, flags=flags,
-                                 source_ids=list(row.get("source_ids") or []),
-                                 text=row.get("text") or row.get("lexical_text") or "",
+                                 source_ids=list(unit.get("source_ids") or []),
+                                 text=unit.get("text") or "", speaker=unit.get("speaker"),
                                  path=self._path(f, by_id, kind)))
         return out
 
     @staticmethod
-    def _seed(row: dict[str, Any], kind: str) -> PathStep:
-        action = "lexical_seed" if row.get("via_lexical") else (
-            "dense_seed" if row.get("via_dense") else "neighbour")
-        return PathStep(action=action, node=kind, id=row["id"],
-                        text=(row.get("text") or "")[:80])
+    def _seed(unit: dict[str, Any], kind: str) -> PathStep:
+        action = "lexical_seed" if unit.get("via_lexical") else (
+            "dense_seed" if unit.get("via_dense") else "neighbour")
+        return PathStep(action=action, node=kind, id=unit["id"],
+                        text=(unit.get("text") or "")[:80])
 
     def _path(self, f: fusion.Fused, by_id: dict[str, dict[str, Any]], kind: str) -> list[PathStep]:
-        row = by_id[f.id]
+        """How the unit was found: its seed; or, when the neighbour step raised it most, the cue
+        unit's seed then a ``NEXT_TURN`` hop; or, when the entity step did, the mentioning source
+        (the question or a unit's seed), a ``mentions`` step to the speaker and ``SPEAKER_OF``."""
+        unit = by_id[f.id]
+        here = (unit.get("text") or "")[:80]
+        if f.entity > 0 and f.entity >= f.neighbour and f.entity_from is not None:
+            speaker = str(unit.get("speaker") or "")
+            head = ([] if f.entity_from == fusion.QUESTION else [self._seed(by_id[f.entity_from], kind)])
+            return [*head, PathStep(action="mentions", node="speaker", id=speaker, text=speaker),
+                    PathStep(action="SPEAKER_OF", node=kind, id=f.id, text=here)]
         if f.neighbour > 0 and f.neighbour_from is not None:
-            source = by_id[f.neighbour_from]
-            return [self._seed(source, kind),
-                    PathStep(action=NEXT_TURN, node=kind, id=f.id, text=(row.get("text") or "")[:80])]
-        return [self._seed(row, kind)]
+            return [self._seed(by_id[f.neighbour_from], kind),
+                    PathStep(action=NEXT_TURN, node=kind, id=f.id, text=here)]
+        return [self._seed(unit, kind)]
 
 
 __all__ = ["Candidate", "HybridSearch", "unit_rows", "window_texts", "NEXT_TURN", "EXACT_LIMIT",

@@ -18,7 +18,7 @@ import pytest
 from graphmem.graph.registry import CypherRegistry
 from graphmem.graph.runner import QueryRunner
 from graphmem.retrieval import HybridSearch, unit_rows
-from graphmem.retrieval.text import analyze, namespace_token
+from graphmem.retrieval.text import CONTEXT_WORDS, analyze, namespace_token
 
 try:  # 2 shared cores: keep the embedder on one thread
     import torch
@@ -93,15 +93,13 @@ def _turns(items: list[tuple[str, str, str]], prefix: str) -> list[dict[str, Any
 
 def _write(test_runner: QueryRunner, embedder, namespace: str, turns: list[dict],
            label: str = "Event") -> None:
-    rows = unit_rows(turns, None, namespace=namespace)
+    rows = unit_rows(turns, None, namespace=namespace, ids=[t["id"] for t in turns])
     vectors = embedder.embed_documents([r["window_text"] for r in rows])
     out = []
     for i, (turn, row) in enumerate(zip(turns, rows)):
-        prev = turns[i - 1] if i and turns[i - 1]["session"] == turn["session"] else None
         row = {k: v for k, v in row.items() if k != "window_text"}
         row.update(id=turn["id"], text=turn["text"], speaker=turn["speaker"],
-                   source_ids=turn["source_ids"], embedding=[float(x) for x in vectors[i]],
-                   prev_id=prev["id"] if prev else None)
+                   source_ids=turn["source_ids"], embedding=[float(x) for x in vectors[i]])
         out.append(row)
     test_runner.write(f"write_retrieval_{label.lower()}s", namespace=namespace, rows=out)
 
@@ -121,7 +119,7 @@ def two_tenants(runner, test_runner, embedder):
     for suffix, vector in (("w", [0.1, 0.2, 0.3]), ("n", [float("nan")] * 384)):
         row = {k: v for k, v in bad.items() if k != "window_text"}
         row.update(id=f"{a}:bad-{suffix}", text="A note on pottery glaze colours.", speaker="Caroline",
-                   source_ids=[], embedding=vector, prev_id=None)
+                   source_ids=[], embedding=vector)
         test_runner.write("write_retrieval_events", namespace=a, rows=[row])
     yield a, b
     for ns in (a, b):
@@ -208,7 +206,7 @@ def _locomo_tenant(shared_data: Path, cache_dir: Path, embedder, n: int = 600):
                   timestamp=t.timestamp, source_ids=[t.source_id]) for t in conv.turns[:n]]
     questions = [q.question for q in conv.qa[:30]]
     rows = unit_rows(turns, None, namespace="x")
-    cache = cache_dir / f"locomo-{conv.id}-{n}.npz"
+    cache = cache_dir / f"locomo-{conv.id}-{n}-w{CONTEXT_WORDS}.npz"
     if cache.exists():
         data = np.load(cache)
         docs, qv = data["docs"], data["q"]
@@ -227,13 +225,12 @@ def test_latency_600_units_among_50000_foreign(runner, test_runner, embedder, sa
     ns = f"test-lat-{uuid.uuid4().hex[:8]}"
     for t in turns:
         t["id"] = f"{ns}:{t['id']}"
-    rows = unit_rows(turns, docs, namespace=ns)
+    rows = unit_rows(turns, docs, namespace=ns, ids=[t["id"] for t in turns])
     out = []
-    for i, (turn, row) in enumerate(zip(turns, rows)):
-        prev = turns[i - 1] if i and turns[i - 1]["session"] == turn["session"] else None
+    for turn, row in zip(turns, rows):
         row = {k: v for k, v in row.items() if k != "window_text"}
         row.update(id=turn["id"], text=turn["text"], speaker=turn["speaker"],
-                   source_ids=turn["source_ids"], prev_id=prev["id"] if prev else None)
+                   source_ids=turn["source_ids"])
         out.append(row)
     words = sorted({w for r in rows for w in r["lexical_terms"].split()})
     foreign = [f"test-noise-{uuid.uuid4().hex[:8]}" for _ in range(25)]

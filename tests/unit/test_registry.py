@@ -95,3 +95,22 @@ def test_a_bad_label_or_a_duplicate_name_is_refused(tmp_path: Path) -> None:
             CypherRegistry.load().get("core/delete_namespace")
     finally:
         MEMORY_REGISTRY.pop("bad")
+
+
+def test_a_template_query_is_one_query_per_label(tmp_path: Path) -> None:
+    folder = tmp_path / "retrieval"
+    folder.mkdir()
+    (folder / "count.cypher").write_text(
+        make("MATCH (n:{{Unit}} {namespace: $namespace}) USING INDEX n:{{Unit}}(namespace) "
+             "RETURN count(n) AS x, '{{unit}}_embedding' AS idx")
+        .replace("// mode: read", "// mode: read\n// template: Unit = Event | Episode"))
+    registry = CypherRegistry.load(tmp_path)
+    assert registry.names() == ["retrieval/count@Episode", "retrieval/count@Event"]
+    text = registry.get("retrieval/count@Episode").text
+    assert "(n:Episode {namespace" in text and "'episode_embedding'" in text and "{{" not in text
+    with pytest.raises(UnknownQueryError):
+        registry.get("retrieval/count")
+    (folder / "count.cypher").write_text(make("RETURN 1 AS x").replace(
+        "// mode: read", "// mode: read\n// template: Unit = Event | lower"))
+    with pytest.raises(QueryRegistryError, match="template"):
+        CypherRegistry.load(tmp_path)

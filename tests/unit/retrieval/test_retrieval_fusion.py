@@ -50,38 +50,88 @@ def test_fuse_hand_computed_example() -> None:
 
 def test_default_parameters_are_the_documented_ones() -> None:
     p = fusion.FusionParams()
-    assert (p.alpha, p.beta, p.k1, p.b) == (0.45, 0.8, 1.5, 0.75)
+    assert (p.alpha, p.beta, p.delta, p.k1, p.b, p.entity_sources) == (0.45, 0.8, 1.0, 1.5, 0.75, 3)
+
+
+def test_specificity_and_mentions() -> None:
+    assert fusion.specificity(1, 100) == pytest.approx(1.0)
+    assert fusion.specificity(50, 100) == pytest.approx(math.log(2) / math.log(100))
+    assert fusion.specificity(100, 100) == 0.0 and fusion.specificity(1, 1) == 0.0
+    names = {"William King (governor)": ("william", "king"), "Maine": ("maine",)}
+    assert fusion.mentioned({"william", "king", "elected"}, names) == ["William King (governor)"]
+    assert fusion.mentioned({"maine", "king"}, names, own="Maine") == []
+
+
+def test_entity_step_lifts_the_units_of_an_entity_a_top_unit_mentions() -> None:
+    # "r1" (speaker Rome) mentions Dollfuss; Dollfuss owns 2 of 10 units: w = ln 5 / ln 10
+    units = [
+        fusion.UnitScore("r1", lexical=5.0, dense=0.9, speaker="Rome",
+                         terms=frozenset({"signed", "engelbert", "dollfuss"})),
+        fusion.UnitScore("d0", lexical=0.0, dense=0.3, speaker="Engelbert Dollfuss"),
+        fusion.UnitScore("x", lexical=1.0, dense=0.5, speaker="Other"),
+        fusion.UnitScore("y", lexical=0.0, dense=0.1, speaker="Other"),
+    ]
+    counts = {"Rome": 3, "Engelbert Dollfuss": 2, "Other": 5}
+    off = fusion.fuse(units, fusion.FusionParams(delta=0.0), ["prime", "ministers"], counts, 10)
+    on = fusion.fuse(units, fusion.FusionParams(), ["prime", "ministers"], counts, 10)
+    assert [f.id for f in off] == ["r1", "x", "d0", "y"]
+    got = {f.id: f for f in on}
+    # f: r1 = 1.0, d0 = .55 * .25 = .1375, x = .45 * .2 + .55 * .5 = .365, y = 0; median .25125
+    w = math.log(5) / math.log(10)
+    assert got["d0"].entity == pytest.approx(w * (1.0 - 0.25125))
+    assert got["d0"].entity_from == "r1" and got["x"].entity == 0.0
+    assert [f.id for f in on] == ["r1", "d0", "x", "y"]
+
+
+def test_entity_step_question_source_and_own_speaker() -> None:
+    units = [fusion.UnitScore("a", lexical=2.0, dense=0.5, speaker="Caroline", terms=frozenset()),
+             fusion.UnitScore("b", lexical=1.0, dense=0.4, speaker="Mel",
+                              terms=frozenset({"mel", "caroline"}))]
+    out = {f.id: f for f in fusion.fuse(units, fusion.FusionParams(), ["caroline", "research"],
+                                        {"Caroline": 1, "Mel": 1}, 2)}
+    # the question names Caroline: a gets w(1 of 2) = 1 times the question's excess (1 - .5)
+    assert out["a"].entity == pytest.approx(0.5) and out["a"].entity_from == "question"
+    assert out["b"].entity == 0.0  # b mentions only its own speaker and Caroline (not b's)
 
 
 class FakeRunner:
-    def __init__(self, rows):
+    def __init__(self, rows, fail_first: str | None = None):
         self.rows = rows
         self.calls = []
+        self.fail_first = fail_first
 
     def read(self, name, **params):
         self.calls.append((name, params))
+        if self.fail_first and len(self.calls) == 1:
+            from graphmem.errors import QueryError
+
+            raise QueryError(self.fail_first)
         return self.rows
 
 
-def _row(id_, terms, dense, cue=False, prev=None, nxt=None, lex=True, den=True):
-    return dict(id=id_, text=id_, lexical_text=id_, lexical_terms=terms, source_ids=[id_ + "-src"],
+def _unit(id_, terms, dense, cue=False, prev=None, nxt=None, lex=True, den=True, speaker=None):
+    return dict(id=id_, text=id_, lexical_terms=terms, source_ids=[id_ + "-src"], speaker=speaker,
                 is_cue=cue, is_smalltalk=False, prev_id=prev, next_id=nxt, dense=dense,
-                via_lexical=lex, via_dense=den, n_units=10, avg_length=3.0,
-                dfs=[["violin", 1], ["instrument", 1]], dense_mode="exact")
+                via_lexical=lex, via_dense=den)
+
+
+def _rows(*units, speakers=()):
+    return [dict(n_units=10, avg_length=3.0, dfs=[["violin", 1], ["instrument", 1]],
+                 dense_mode="exact", speakers=list(speakers), units=list(units))]
 
 
 def test_search_sends_one_query_and_ranks_with_namespace_statistics() -> None:
-    rows = [
-        _row("q", "mel what instrument learning", 0.6, cue=True, nxt="a"),
-        _row("a", "caroline violin since march", 0.2, prev="q", lex=False, den=False),
-        _row("x", "caroline went hiking", 0.1, lex=False),
-    ]
+    rows = _rows(
+        _unit("q", "mel what instrument learning", 0.6, cue=True, nxt="a"),
+        _unit("a", "caroline violin since march", 0.2, prev="q", lex=False, den=False),
+        _unit("x", "caroline went hiking", 0.1, lex=False),
+    )
     runner = FakeRunner(rows)
     search = HybridSearch(runner, label="Event")
     out = search.search("ns1", "Which instrument is Caroline learning?", [0.1, 0.2, 0.3], k=3)
     assert len(runner.calls) == 1
     name, params = runner.calls[0]
-    assert name == "retrieval/search_events"
+    assert name == "retrieval/search_units@Event" and params["guard"] is False
     assert params["terms"] == analyze("Which instrument is Caroline learning?")
     assert params["lucene_query"].startswith("+ns_token:ns")
     assert [c.id for c in out][0] == "q"
@@ -90,6 +140,34 @@ def test_search_sends_one_query_and_ranks_with_namespace_statistics() -> None:
     assert [s.action for s in a.path] == ["lexical_seed", "NEXT_TURN"] and a.path[0].id == "q"
     assert a.source_ids == ["a-src"]
     assert HybridSearch(FakeRunner([]), "Episode").search("ns", "q?", [1.0], 5) == []
+
+
+def test_a_bad_stored_vector_reruns_the_round_with_the_guard() -> None:
+    runner = FakeRunner(_rows(_unit("a", "caroline violin", 0.5)),
+                        fail_first="ClientError: Invalid input for 'vector.similarity.cosine()': "
+                                   "Argument a is not a valid vector for this function")
+    out = HybridSearch(runner, "Episode").search("ns", "violin?", [1.0], 3)
+    assert [c.id for c in out] == ["a"]
+    assert [(n, p["guard"]) for n, p in runner.calls] == [("retrieval/search_units@Episode", False),
+                                                          ("retrieval/search_units@Episode", True)]
+    other = FakeRunner(_rows(), fail_first="ClientError: syntax error")
+    with pytest.raises(Exception, match="syntax"):
+        HybridSearch(other).search("ns", "violin?", [1.0], 3)
+
+
+def test_entity_path_names_the_mentioning_unit_and_the_speaker() -> None:
+    rows = _rows(
+        _unit("r1", "rome signed engelbert dollfuss", 0.9, speaker="Rome"),
+        _unit("d0", "engelbert dollfuss austrian statesman", 0.3, lex=False, speaker="Engelbert Dollfuss"),
+        _unit("x", "other words", 0.5, speaker="Other"),
+        _unit("y", "nothing", 0.1, lex=False, speaker="Other"),
+        speakers=[["Rome", 3], ["Engelbert Dollfuss", 2], ["Other", 5]])
+    rows[0]["dfs"] = [["signed", 1]]
+    out = HybridSearch(FakeRunner(rows)).search("ns", "Who signed?", [1.0], 4)
+    d0 = next(c for c in out if c.id == "d0")
+    assert [s.action for s in d0.path] == ["lexical_seed", "mentions", "SPEAKER_OF"]
+    assert d0.path[0].id == "r1" and d0.path[1].id == "Engelbert Dollfuss"
+    assert d0.components["entity"] > 0 and d0.speaker == "Engelbert Dollfuss"
 
 
 def test_search_refuses_bad_input() -> None:

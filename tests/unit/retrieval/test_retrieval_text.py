@@ -80,7 +80,22 @@ def test_cue_and_smalltalk_flags() -> None:
 def test_window_texts_stay_inside_the_session() -> None:
     turns = [dict(speaker="A", text="one", session="s1"), dict(speaker="B", text="two", session="s1"),
              dict(speaker="A", text="three", session="s2")]
-    assert text.window_texts(turns) == ["A: one\nB: two", "A: one\nB: two", "A: three"]
+    assert text.window_texts(turns) == ["A: one\ntwo", "one\nB: two", "A: three"]
+
+
+def test_window_texts_keep_only_the_neighbours_edge_words() -> None:
+    turns = [dict(speaker="Mel", text="What instrument have you been learning lately?", session="s1"),
+             dict(speaker="Caroline", text="The violin.", session="s1"),
+             dict(speaker="Mel", text="Oh nice, since when do you play it?", session="s1")]
+    assert text.window_texts(turns)[1] == ("you been learning lately?\nCaroline: The violin.\n"
+                                           "Oh nice, since when")
+    assert text.window_texts(turns, words=0)[1] == "Caroline: The violin."
+
+
+def test_mention_terms_drop_parenthesised_qualifiers() -> None:
+    assert text.mention_terms("William King (governor)") == ("william", "king")
+    assert text.mention_terms("Caroline") == ("caroline",)
+    assert text.mention_terms(None) == ()
 
 
 def test_unit_rows_give_every_property_a_unit_is_written_with() -> None:
@@ -92,8 +107,13 @@ def test_unit_rows_give_every_property_a_unit_is_written_with() -> None:
     assert rows[0]["lexical_length"] == 7
     assert rows[0]["ns_token"] == text.namespace_token("a")
     assert rows[1]["is_smalltalk"] and rows[1]["is_cue"]
-    assert rows[0]["window_text"] == "Mel: We hiked last Saturday!\nCaroline: Wow, cool!"
+    assert rows[0]["window_text"] == "Mel: We hiked last Saturday!\nWow, cool!"
     assert rows[1]["embedding"] == [0.3, 0.4]
+    assert rows[0]["prev_id"] is None and rows[0]["next_id"] is None
+    linked = unit_rows([*turns, dict(speaker="Mel", text="Later.", session="s2")], None,
+                       namespace="a", ids=["u1", "u2", "u3"])
+    assert [(r["prev_id"], r["next_id"]) for r in linked] == [(None, "u2"), ("u1", None),
+                                                              (None, None)]
     with pytest.raises(Exception):
         unit_rows(turns, [[0.1, float("nan")], [0.3, 0.4]])
     with pytest.raises(Exception):

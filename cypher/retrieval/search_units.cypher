@@ -1,0 +1,84 @@
+// description: one hybrid-retrieval round over the units (Event: state memory, Episode: associative memory) of one namespace: per-namespace BM25 statistics (N, avgdl, df per query term), full-text candidates (namespace token required), dense candidates (exact cosine scan when the namespace is small or the vector index is starved, else the oversampled vector index), the session neighbours of every candidate (prev_id / next_id, the NEXT_TURN edge's ends) and the unit count of every speaker among them; $guard skips stored vectors cosine cannot score (wrong width, not finite, all zero) element by element, the slow path run only after the fast one met such a vector
+// params: namespace, ns_token, lucene_query, terms, embedding, lexical_k, dense_k, oversample, exact_limit, df_cap, guard
+// returns: n_units, avg_length, dfs, dense_mode, units, speakers
+// mode: read
+// template: Unit = Event | Episode
+CALL () {
+  MATCH (s:{{Unit}} {namespace: $namespace})
+  WHERE s.lexical_length IS NOT NULL
+  RETURN count(s) AS n_units, coalesce(avg(s.lexical_length), 0.0) AS avg_length
+}
+CALL () {
+  UNWIND $terms AS term
+  CALL (term) {
+    CALL db.index.fulltext.queryNodes('unit_lexical_{{unit}}',
+         '+ns_token:' + $ns_token + ' +lexical_terms:' + term, {limit: $df_cap}) YIELD node
+    RETURN count(node) AS df
+  }
+  RETURN collect([term, df]) AS dfs
+}
+CALL () {
+  CALL db.index.fulltext.queryNodes('unit_lexical_{{unit}}', $lucene_query, {limit: $lexical_k})
+       YIELD node
+  WHERE node.namespace = $namespace
+  RETURN collect(node) AS lexical_nodes
+}
+CALL (n_units) {
+  WITH n_units WHERE n_units > $exact_limit
+  CALL db.index.vector.queryNodes('{{unit}}_embedding', $oversample, $embedding) YIELD node, score
+  WITH node, score WHERE node.namespace = $namespace
+  WITH node, score ORDER BY score DESC LIMIT $dense_k
+  RETURN collect(node) AS ann_nodes, collect(2 * score - 1) AS ann_sims
+}
+CALL (n_units, ann_nodes) {
+  WITH n_units, ann_nodes WHERE n_units <= $exact_limit OR size(ann_nodes) < $dense_k
+  MATCH (u:{{Unit}} {namespace: $namespace})
+  WHERE size(u.embedding) = size($embedding)
+    AND (NOT $guard OR (all(x IN u.embedding WHERE -1.0e300 < x < 1.0e300)
+                        AND any(x IN u.embedding WHERE x <> 0.0)))
+  WITH u, vector.similarity.cosine(u.embedding, $embedding) AS sim
+  ORDER BY sim DESC, u.id LIMIT $dense_k
+  RETURN collect(u) AS exact_nodes, collect(2 * sim - 1) AS exact_sims
+}
+WITH n_units, avg_length, dfs, lexical_nodes,
+     CASE WHEN n_units <= $exact_limit OR size(ann_nodes) < $dense_k THEN exact_nodes ELSE ann_nodes END AS dense_nodes,
+     CASE WHEN n_units <= $exact_limit OR size(ann_nodes) < $dense_k THEN exact_sims ELSE ann_sims END AS dense_sims,
+     CASE WHEN n_units <= $exact_limit THEN 'exact' WHEN size(ann_nodes) < $dense_k THEN 'exact_fallback' ELSE 'vector_index' END AS dense_mode
+WITH n_units, avg_length, dfs, dense_mode, lexical_nodes, dense_nodes, dense_sims,
+     [x IN lexical_nodes WHERE NOT x IN dense_nodes] AS lexical_only
+WITH n_units, avg_length, dfs, dense_mode, lexical_nodes, dense_nodes, dense_sims, lexical_only,
+     [s IN dense_nodes + lexical_only | s.id] AS seed_ids
+CALL (seed_ids, dense_nodes, lexical_only) {
+  UNWIND dense_nodes + lexical_only AS s
+  UNWIND [s.prev_id, s.next_id] AS nid
+  WITH DISTINCT nid WHERE nid IS NOT NULL AND NOT nid IN seed_ids
+  MATCH (x:{{Unit}} {id: nid})
+  WHERE x.namespace = $namespace
+  RETURN collect(x) AS around
+}
+WITH n_units, avg_length, dfs, dense_mode, lexical_nodes, dense_sims,
+     dense_nodes + lexical_only + around AS nodes, size(dense_nodes) AS n_dense
+CALL (nodes) {
+  UNWIND nodes AS u
+  WITH DISTINCT u.speaker AS speaker WHERE speaker IS NOT NULL
+  CALL (speaker) {
+    MATCH (v:{{Unit}} {namespace: $namespace, speaker: speaker})
+    RETURN count(v) AS units
+  }
+  RETURN collect([speaker, units]) AS speakers
+}
+RETURN n_units, avg_length, dfs, dense_mode, speakers,
+       [i IN range(0, size(nodes) - 1) | {
+         id: nodes[i].id, text: nodes[i].text, lexical_terms: nodes[i].lexical_terms,
+         source_ids: coalesce(nodes[i].source_ids, CASE WHEN nodes[i].source_id IS NULL THEN []
+                                                   ELSE [nodes[i].source_id] END),
+         speaker: nodes[i].speaker, is_cue: coalesce(nodes[i].is_cue, false),
+         is_smalltalk: coalesce(nodes[i].is_smalltalk, false),
+         prev_id: nodes[i].prev_id, next_id: nodes[i].next_id,
+         via_lexical: nodes[i] IN lexical_nodes, via_dense: i < n_dense,
+         dense: CASE WHEN i < n_dense THEN dense_sims[i]
+                     WHEN size(nodes[i].embedding) <> size($embedding) THEN null
+                     WHEN $guard AND NOT (all(x IN nodes[i].embedding WHERE -1.0e300 < x < 1.0e300)
+                                          AND any(x IN nodes[i].embedding WHERE x <> 0.0)) THEN null
+                     ELSE 2 * vector.similarity.cosine(nodes[i].embedding, $embedding) - 1 END
+       }] AS units
