@@ -9,10 +9,11 @@ with the configured embedder (through :class:`~graphmem.embeddings.ValidatingEmb
 repair never writes a bad vector) and writes it back (``cypher/doctor/set_embeddings.cypher``).
 
 Text an embedding is made of, per label: Query ``text``, Insight ``content``, Task ``query``,
-Topic ``name`` (else ``key``), Event ``"<speaker>: <text>"``, State ``content``, Cue ``text``,
-Tag ``"<cue text> | <tag text>"``, Episode and SemanticUnit ``text``. A Theme's vector is the
-centroid of its episodes' vectors: it is reported but not repairable (re-ingest the
-conversation).
+Topic ``name`` (else ``key``), Event ``"<speaker>: <text>"``, State ``content``, Episode and
+SemanticUnit ``text`` (a repaired retrieval unit gets its turn's own vector; re-ingesting the
+conversation restores the window of its session neighbours). A Theme's vector is the centroid of
+its episodes' vectors: it is reported but not repairable (re-ingest the conversation). Cues and
+tags carry no vector (they are matched by text).
 
 Command line (wired by the CLI)::
 
@@ -39,8 +40,8 @@ from graphmem.names import validate_namespace
 log = logging.getLogger(__name__)
 
 #: Labels that carry an ``embedding``, in the order they are checked.
-EMBEDDED_LABELS = ("Query", "Insight", "Task", "Topic", "Event", "State", "Cue", "Tag",
-                   "Episode", "SemanticUnit", "Theme")
+EMBEDDED_LABELS = ("Query", "Insight", "Task", "Topic", "Event", "State", "Episode",
+                   "SemanticUnit", "Theme")
 #: Labels whose vector is not computed from one text (a Theme's is a centroid).
 NOT_REEMBEDDABLE = {"Theme": "a theme's vector is the centroid of its episodes; re-ingest the "
                              "conversation to rebuild it"}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -205,11 +206,18 @@ class HashingEmbedder:
         return self.embed_documents([text])[0]
 
 
+#: Distinct query vectors a :class:`ValidatingEmbedder` keeps (least recently used dropped).
+QUERY_CACHE = 64
+
+
 class ValidatingEmbedder:
     """Wraps any :class:`Embedder` so that every call validates its input texts
     (:func:`validate_texts`) and its output (:func:`validate_vectors`: ``(n, dimension)``,
     finite, no all-zero row). ``GraphMemory`` wraps its embedder with it, so a plugged-in embedder that returns
     NaN or vectors of another width is refused with a typed error before anything is written.
+
+    It also keeps the vectors of the last :data:`QUERY_CACHE` distinct queries, so the memories of
+    one facade asked the same question (the combined retriever, ``mem.recall``) embed it once.
 
     Raises (from both methods):
         EmptyTextError, InvalidInputError: bad text.
@@ -220,6 +228,8 @@ class ValidatingEmbedder:
     def __init__(self, inner: Embedder):
         self.inner = inner.inner if isinstance(inner, ValidatingEmbedder) else inner
         self._dimension = check_dimension(self.inner.dimension)
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
 
     @property
     def dimension(self) -> int:
@@ -237,10 +247,20 @@ class ValidatingEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         validate_texts([text], "query")
+        with self._lock:
+            cached = self._queries.get(text)
+            if cached is not None:
+                self._queries.move_to_end(text)
+                return cached.copy()
         vector = np.asarray(self.inner.embed_query(text))
         if vector.ndim != 1:
             raise EmbeddingDimensionError(f"embedder returned shape {vector.shape} for one query")
-        return validate_vectors(vector.reshape(1, -1), self._dimension)[0]
+        checked = validate_vectors(vector.reshape(1, -1), self._dimension)[0]
+        with self._lock:
+            self._queries[text] = checked.copy()
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return checked
 
 
 def embedder_from_name(model: str) -> Embedder:

@@ -79,6 +79,16 @@ class FakeRunner:
         self.transactions.append([name for name, _ in steps])
         return [self._answer(name, "write", params) for name, params in steps]
 
+    def transaction(self, mode: str, work: Callable[[Any], Any], name: str | None = None) -> Any:
+        """Run ``work(tx)``; the queries it runs through :meth:`run_in` form one transaction."""
+        self.transactions.append([])
+        return work(mode)
+
+    def run_in(self, tx: Any, name: str, /, **params: Any) -> Rows:
+        if self.transactions:
+            self.transactions[-1].append(name)
+        return self._answer(name, "write" if tx == "write" else "read", params)
+
 
 class HashEmbedder:
     """Deterministic ``(n, dimension)`` float32 unit rows from a SHA-1 of each text."""

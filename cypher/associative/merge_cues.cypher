@@ -1,14 +1,13 @@
-// description: MERGE Cue nodes, shared per namespace by normalised text (id = uuid5(namespace, text)) (created = nodes new in this call)
+// description: MERGE Cue nodes, shared per namespace by normalised text (id = uuid5(namespace, text)) (matched by text, no vector; created = nodes new in this call)
 // params: namespace, rows
 // returns: created
 // mode: write
 UNWIND $rows AS row
 MERGE (c:Cue {id: row.id})
 ON CREATE SET c.namespace = $namespace, c.created_at = datetime(), c.text = row.text,
-              c.kind = row.kind, c.embedding = row.embedding, c._new = true
+              c.kind = row.kind, c._new = true
 WITH collect(DISTINCT c) AS nodes
-CALL {
-  WITH nodes
+CALL (nodes) {
   UNWIND nodes AS n
   WITH n WHERE n._new = true
   REMOVE n._new

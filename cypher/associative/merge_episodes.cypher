@@ -1,4 +1,4 @@
-// description: MERGE Episode nodes (one per conversation turn) on their deterministic id; idempotent; created = nodes new in this call
+// description: MERGE Episode nodes (one per conversation turn) on their deterministic id with the retrieval-unit properties of graphmem.retrieval.unit_rows (the window embedding comes later, set_episode_embeddings) and the NEXT_TURN edge from the previous turn of the session; idempotent; created = nodes new in this call
 // params: namespace, rows
 // returns: created
 // mode: write
@@ -12,10 +12,23 @@ SET e.text = row.text,
     e.session = row.session,
     e.position = row.position,
     e.occurred_at = datetime(row.occurred_at),
-    e.embedding = row.embedding
+    e.lexical_text = row.lexical_text,
+    e.lexical_terms = row.lexical_terms,
+    e.lexical_length = row.lexical_length,
+    e.ns_token = row.ns_token,
+    e.is_cue = row.is_cue,
+    e.is_smalltalk = row.is_smalltalk,
+    e.prev_id = row.prev_id,
+    e.next_id = row.next_id
+WITH e, row
+CALL (e, row) {
+  WITH e, row WHERE row.prev_id IS NOT NULL
+  MATCH (p:Episode {id: row.prev_id})
+  WHERE p.namespace = $namespace
+  MERGE (p)-[:NEXT_TURN]->(e)
+}
 WITH collect(DISTINCT e) AS nodes
-CALL {
-  WITH nodes
+CALL (nodes) {
   UNWIND nodes AS n
   WITH n WHERE n._new = true
   REMOVE n._new

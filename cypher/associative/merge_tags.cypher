@@ -1,4 +1,4 @@
-// description: MERGE Tag nodes, unique per (cue, tag text), and the cue's HAS_TAG edge (phi c->g) (created = nodes new in this call)
+// description: MERGE Tag nodes, unique per (cue, tag text), with their analyzed terms (tags are routed by text), and the cue's HAS_TAG edge (phi c->g) (created = nodes new in this call)
 // params: namespace, rows
 // returns: created
 // mode: write
@@ -7,11 +7,10 @@ MATCH (c:Cue {id: row.cue_id})
 WHERE c.namespace = $namespace
 MERGE (g:Tag {id: row.id})
 ON CREATE SET g.namespace = $namespace, g.created_at = datetime(), g.cue_id = row.cue_id,
-              g.text = row.text, g.embedding = row.embedding, g._new = true
+              g.text = row.text, g.terms = row.terms, g._new = true
 MERGE (c)-[:HAS_TAG]->(g)
 WITH collect(DISTINCT g) AS nodes
-CALL {
-  WITH nodes
+CALL (nodes) {
   UNWIND nodes AS n
   WITH n WHERE n._new = true
   REMOVE n._new

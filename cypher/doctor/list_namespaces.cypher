@@ -9,8 +9,6 @@ CALL () {
   UNION MATCH (n:Topic) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace
   UNION MATCH (n:Event) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace
   UNION MATCH (n:State) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace
-  UNION MATCH (n:Cue) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace
-  UNION MATCH (n:Tag) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace
   UNION MATCH (n:Episode) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace
   UNION MATCH (n:SemanticUnit) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace
   UNION MATCH (n:Theme) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace

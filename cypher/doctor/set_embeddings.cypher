@@ -10,8 +10,6 @@ CALL (row) {
   UNION MATCH (n:Topic {id: row.id}) WHERE $label = 'Topic' AND n.namespace = $namespace RETURN n
   UNION MATCH (n:Event {id: row.id}) WHERE $label = 'Event' AND n.namespace = $namespace RETURN n
   UNION MATCH (n:State {id: row.id}) WHERE $label = 'State' AND n.namespace = $namespace RETURN n
-  UNION MATCH (n:Cue {id: row.id}) WHERE $label = 'Cue' AND n.namespace = $namespace RETURN n
-  UNION MATCH (n:Tag {id: row.id}) WHERE $label = 'Tag' AND n.namespace = $namespace RETURN n
   UNION MATCH (n:Episode {id: row.id}) WHERE $label = 'Episode' AND n.namespace = $namespace RETURN n
   UNION MATCH (n:SemanticUnit {id: row.id}) WHERE $label = 'SemanticUnit' AND n.namespace = $namespace RETURN n
 }

@@ -73,6 +73,8 @@ RETURN n_units, avg_length, dfs, dense_mode, speakers,
          source_ids: coalesce(nodes[i].source_ids, CASE WHEN nodes[i].source_id IS NULL THEN []
                                                    ELSE [nodes[i].source_id] END),
          speaker: nodes[i].speaker, is_cue: coalesce(nodes[i].is_cue, false),
+         conversation: coalesce(nodes[i].conversation_id, nodes[i].conversation),
+         occurred_at: nodes[i].occurred_at, session: nodes[i].session, topic_id: nodes[i].topic_id,
          is_smalltalk: coalesce(nodes[i].is_smalltalk, false),
          prev_id: nodes[i].prev_id, next_id: nodes[i].next_id,
          via_lexical: nodes[i] IN lexical_nodes, via_dense: i < n_dense,

@@ -10,8 +10,18 @@ ON CREATE SET e.namespace = $namespace, e.conversation = row.conversation, e.tex
               e.speaker = row.speaker, e.subject = row.subject, e.session = row.session,
               e.source_ids = row.source_ids, e.occurred_at = row.occurred_at, e.seq = row.seq,
               e.sort_key = row.sort_key, e.embedding = row.embedding, e.topic_id = row.topic_id,
-              e.created_at = datetime(), e._new = true
+              e.lexical_text = row.lexical_text, e.lexical_terms = row.lexical_terms,
+              e.lexical_length = row.lexical_length, e.ns_token = row.ns_token,
+              e.is_cue = row.is_cue, e.is_smalltalk = row.is_smalltalk, e.prev_id = row.prev_id,
+              e.next_id = row.next_id, e.created_at = datetime(), e._new = true
 MERGE (e)-[:SUPPORTED_BY]->(t)
-WITH e, coalesce(e._new, false) AS created
+WITH e, row, coalesce(e._new, false) AS created
+CALL (e, row) {
+  WITH e, row WHERE row.prev_id IS NOT NULL
+  MATCH (p:Event {id: row.prev_id})
+  WHERE p.namespace = $namespace
+  MERGE (p)-[:NEXT_TURN]->(e)
+}
+WITH e, created
 REMOVE e._new
 RETURN sum(CASE WHEN created THEN 1 ELSE 0 END) AS created

@@ -70,7 +70,7 @@ def memories_with_data(mem: GraphMemory, names: Sequence[str] | None = None) -> 
     return out
 
 
-def _default_memories(mem: GraphMemory) -> list[str]:
+def default_memories(mem: GraphMemory) -> list[str]:
     """:func:`memories_with_data`, cached on the facade for :data:`DATA_CACHE_SECONDS`."""
     cached = getattr(mem, "_data_memories", None)
     now = time.monotonic()
@@ -132,7 +132,7 @@ def fused_recall(mem: GraphMemory, query: str, k: int = 10, *,
             memories = [memories]
         for name in memories:
             memory_spec(name)
-    names = _default_memories(mem) if memories is None else list(memories)
+    names = default_memories(mem) if memories is None else list(memories)
     fetch = min(MAX_K, FETCH_FACTOR * k)
     results: list[tuple[RecallResult, list[Document]]] = []
     rounds: list[Round] = []

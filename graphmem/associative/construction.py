@@ -1,9 +1,18 @@
 """Construction of the associative graph (MRAgent §3): the query rows of one conversation,
-built without I/O except the embedder."""
+built without I/O except the embedder.
+
+Each turn is encoded once, as its retrieval window (:func:`graphmem.retrieval.text.window_texts`:
+the turn and a few words of its session neighbours); cues and tags are matched by text and carry no
+vectors; a semantic unit takes the vector of the episode it is derived from and a theme the
+centroid of its members. :func:`build_rows` gives everything that needs no vector and the texts to
+encode; :func:`attach_vectors` adds the vector-dependent rows once the encoding is done, so the
+caller can encode in the background while the rest is extracted and written.
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -12,9 +21,10 @@ from pydantic import ValidationError as PydanticValidationError
 from graphmem.associative.extraction import normalise_cue
 from graphmem.associative.models import EpisodeInput
 from graphmem.associative.themes import group_themes
-from graphmem.embeddings import Embedder
 from graphmem.errors import EmptyTextError, InvalidInputError
 from graphmem.names import node_id
+from graphmem.retrieval import unit_rows
+from graphmem.retrieval.text import analyze
 
 logger = logging.getLogger(__name__)
 
@@ -45,32 +55,70 @@ def episodes_of(conversation: Any) -> list[EpisodeInput]:
     return out
 
 
-def build_rows(episodes: list[EpisodeInput], extractor: Any, embedder: Embedder, namespace: str,
-               key_phrases: Any, *, theme_scope: str | None = None, min_theme_episodes: int = 1,
-               ) -> dict[str, list[dict]]:
-    """The rows of one conversation's Cue–Tag–Content graph (MRAgent §3, construction): episodes
-    with embeddings, NEXT_EPISODE pairs, cues, tags (HAS_TAG), cue-tag-content triples
-    (LEADS_TO to episodes and semantic units), semantic units (DERIVED_FROM) and themes (GROUPS).
+def _unit_turn(episode: EpisodeInput) -> dict[str, Any]:
+    return {"speaker": episode.speaker, "text": episode.text, "timestamp": episode.occurred_at,
+            "session": episode.session}
+
+
+def plan_units(episodes: list[EpisodeInput], namespace: str,
+               tail: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The retrieval-unit rows of a batch and the texts to encode (pure, no vectors).
 
     Args:
-        episodes: the conversation's episodes in timeline order (non-empty).
-        extractor: F_cue / F_tag (``extract(episodes) -> list[EpisodeExtraction]``).
-        embedder: the text embedder.
-        namespace: the tenant (ids are ``node_id(namespace, ...)``).
-        key_phrases: ``key_phrases(texts, n)`` naming themes.
-        theme_scope: extra id part of the themes (None: the conversation's themes; an
-            incremental batch passes its first source id so its themes do not overwrite them).
-        min_theme_episodes: fewer episodes than this make no themes (one-message adds).
+        episodes: the batch's episodes in timeline order (non-empty).
+        namespace: the tenant.
+        tail: the stored last episode of the first new episode's session, when the batch extends a
+            stored session: ``{"id", "speaker", "text", "session", "occurred_at", "prev_text"}``
+            (``text`` as stored, ``"speaker: text"``, or the raw turn text); it gets a ``refresh``
+            row (its new ``next_id``; its window text is re-encoded).
+    Returns:
+        ``{"ids", "units", "refresh", "windows"}``: the episodes' node ids, one
+        :func:`graphmem.retrieval.unit_rows` row each, the tail's refresh rows, and the window texts
+        (one per episode, then the tail's when it is refreshed).
+    """
+    episode_ids = [node_id(namespace, "episode", e.conversation_id, e.source_id) for e in episodes]
+    turns = [_unit_turn(e) for e in episodes]
+    ids = list(episode_ids)
+    joined = tail is not None and tail["session"] == episodes[0].session
+    if joined:
+        text = str(tail["text"])
+        prefix = f"{tail['speaker']}: "
+        head = [{"speaker": tail["speaker"], "text": text[len(prefix):] if text.startswith(prefix)
+                 else text, "timestamp": tail["occurred_at"], "session": tail["session"]}]
+        if tail.get("prev_text"):
+            head.insert(0, {"speaker": "", "text": tail["prev_text"], "session": tail["session"]})
+        ids = [*(["-"] if len(head) == 2 else []), tail["id"], *ids]
+        turns = [*head, *turns]
+    units = unit_rows(turns, None, namespace=namespace, ids=ids)
+    offset = len(turns) - len(episodes)
+    windows = [u["window_text"] for u in units[offset:]]
+    refresh: list[dict[str, Any]] = []
+    if joined:
+        refresh.append({"id": tail["id"], "next_id": units[offset - 1]["next_id"]})
+        windows.append(units[offset - 1]["window_text"])
+    return {"ids": episode_ids, "units": units[offset:], "refresh": refresh, "windows": windows}
+
+
+def build_rows(episodes: list[EpisodeInput], extractor: Any, namespace: str,
+               plan: dict[str, Any]) -> dict[str, Any]:
+    """The vector-free rows of one batch of a conversation's Cue–Tag–Content graph (MRAgent §3,
+    construction): episodes with the retrieval-unit properties of ``plan`` (:func:`plan_units`;
+    ``embedding`` still None), NEXT_EPISODE pairs, cues, tags (HAS_TAG, with their analyzed
+    ``terms``), cue-tag-content triples (LEADS_TO to episodes and semantic units) and semantic
+    units (DERIVED_FROM).
+
     Returns:
         ``{"episodes", "timeline", "cues", "tags", "episode_links", "semantic_units",
-        "semantic_links", "themes"}`` lists of query rows.
+        "semantic_links", "cue_contents", "refresh", "windows"}``: ``cue_contents`` the new
+        episodes per cue (``[{"cue_id", "added"}]``, the cue's contents counter), ``refresh`` and
+        ``windows`` from ``plan``.
     Raises:
         ControllerError: the LLM extractor failed twice.
     """
     ns = namespace
     extractions = extractor.extract(episodes)
-    episode_ids = [node_id(ns, "episode", e.conversation_id, e.source_id) for e in episodes]
-    episode_vecs = embedder.embed_documents([e.content for e in episodes])
+    episode_ids = plan["ids"]
+    units = plan["units"]
 
     cues: dict[str, dict] = {}
     tags: dict[str, dict] = {}
@@ -84,10 +132,11 @@ def build_rows(episodes: list[EpisodeInput], extractor: Any, embedder: Embedder,
         tag_text = " ".join(tag_text.split())[:200]
         tag_id = node_id(ns, "tag", cue_id, tag_text)
         tags.setdefault(tag_id, {"id": tag_id, "cue_id": cue_id, "text": tag_text,
-                                 "embed": f"{cue_text} | {tag_text}"})
+                                 "terms": " ".join(dict.fromkeys(analyze(tag_text)))})
         return tag_id
 
-    for episode, eid, extraction in zip(episodes, episode_ids, extractions, strict=True):
+    for index, (episode, eid, extraction) in enumerate(zip(episodes, episode_ids, extractions,
+                                                           strict=True)):
         for cue in extraction.cues:
             if not normalise_cue(cue.cue):
                 continue
@@ -95,46 +144,73 @@ def build_rows(episodes: list[EpisodeInput], extractor: Any, embedder: Embedder,
             episode_links[(tag_id, eid)] = {"tag_id": tag_id, "content_id": eid}
         for fact in extraction.semantic_units:
             sid = node_id(ns, "semantic_unit", normalise_cue(fact.text))
-            semantic.append({"id": sid, "episode_id": eid, "text": fact.text, "kind": fact.kind,
-                             "conversation_id": episode.conversation_id})
+            semantic.append({"id": sid, "episode_id": eid, "episode": index, "text": fact.text,
+                             "kind": fact.kind, "conversation_id": episode.conversation_id})
             for cue in fact.cues:
                 if not normalise_cue(cue.cue):
                     continue
                 tag_id = link(normalise_cue(cue.cue), cue.kind, cue.tag)
                 semantic_links[(tag_id, sid)] = {"tag_id": tag_id, "content_id": sid}
 
-    cue_rows = list(cues.values())
-    tag_rows = list(tags.values())
-    to_embed = ([r["text"] for r in cue_rows] + [r.pop("embed") for r in tag_rows]
-                + [r["text"] for r in semantic])
-    vecs = embedder.embed_documents(to_embed) if to_embed else np.zeros((0, 1))
-    for i, row in enumerate(cue_rows + tag_rows + semantic):
-        row["embedding"] = vecs[i].tolist()
-
-    themes = (group_themes(episode_vecs, [e.text for e in episodes], key_phrases)
-              if len(episodes) >= min_theme_episodes else [])
-    conv_id = episodes[0].conversation_id
-    scope = (conv_id,) if theme_scope is None else (conv_id, theme_scope)
-    theme_rows = [
-        {"id": node_id(ns, "theme", *scope, t.index), "name": t.name,
-         "conversation_id": conv_id, "embedding": t.centroid,
-         "episode_ids": [episode_ids[i] for i in t.members]}
-        for t in themes
-    ]
-    episode_rows = [
-        {"id": eid, "text": e.content, "speaker": e.speaker, "source_id": e.source_id,
-         "conversation_id": e.conversation_id, "session": e.session, "position": e.position,
-         "occurred_at": e.occurred_at.isoformat(), "embedding": episode_vecs[i].tolist()}
-        for i, (e, eid) in enumerate(zip(episodes, episode_ids, strict=True))
-    ]
+    episode_rows = []
+    for e, eid, unit in zip(episodes, episode_ids, units, strict=True):
+        row = {key: value for key, value in unit.items() if key not in ("window_text", "embedding")}
+        row.update(id=eid, text=e.content, speaker=e.speaker, source_id=e.source_id,
+                   conversation_id=e.conversation_id, session=e.session, position=e.position,
+                   occurred_at=e.occurred_at.isoformat())
+        episode_rows.append(row)
     timeline = [{"previous": a, "next": b} for a, b in zip(episode_ids, episode_ids[1:])]
+    per_cue: dict[str, set[str]] = {}
+    for tag_id, content_id in episode_links:
+        per_cue.setdefault(tags[tag_id]["cue_id"], set()).add(content_id)
+    cue_contents = [{"cue_id": cue_id, "added": len(found)} for cue_id, found in per_cue.items()]
     return {
         "episodes": episode_rows,
         "timeline": timeline,
-        "cues": cue_rows,
-        "tags": tag_rows,
+        "cues": list(cues.values()),
+        "tags": list(tags.values()),
         "episode_links": list(episode_links.values()),
         "semantic_units": semantic,
         "semantic_links": list(semantic_links.values()),
-        "themes": theme_rows,
+        "cue_contents": cue_contents,
+        "refresh": plan["refresh"],
+        "windows": plan["windows"],
     }
+
+
+def attach_vectors(rows: dict[str, Any], vectors: np.ndarray, episodes: Sequence[EpisodeInput],
+                   key_phrases: Callable[[str], list[str]], namespace: str, *,
+                   theme_scope: str | None = None, min_theme_episodes: int = 1) -> dict[str, Any]:
+    """The vector-dependent rows, once ``vectors`` (``(len(rows["windows"]), d) float32`` unit
+    rows, the embeddings of ``rows["windows"]`` in order) are known: ``embeddings``
+    (``[{"id", "embedding"}]`` for every episode and the refreshed tail), semantic units with their
+    episode's vector, and ``themes`` (k-means over the batch's episode vectors, MRAgent §4.3).
+
+    Args:
+        theme_scope: extra id part of the themes (None: the conversation's themes; an incremental
+            batch passes its first source id so its themes do not overwrite them).
+        min_theme_episodes: fewer episodes than this make no themes (one-message adds).
+    Raises:
+        InvalidInputError: a vector count different from the window count.
+    """
+    if len(vectors) != len(rows["windows"]):
+        raise InvalidInputError(f"attach_vectors: {len(vectors)} vectors for "
+                                f"{len(rows['windows'])} window texts")
+    n = len(rows["episodes"])
+    ids = [r["id"] for r in rows["episodes"]] + [r["id"] for r in rows["refresh"]]
+    embeddings = [{"id": i, "embedding": [float(x) for x in v]} for i, v in zip(ids, vectors,
+                                                                                 strict=True)]
+    semantic = [{**{k: v for k, v in s.items() if k != "episode"},
+                 "embedding": embeddings[s["episode"]]["embedding"]} for s in rows["semantic_units"]]
+    episode_vecs = np.asarray(vectors[:n], dtype=np.float32)
+    themes = (group_themes(episode_vecs, [e.text for e in episodes], key_phrases)
+              if n >= min_theme_episodes else [])
+    conv_id = episodes[0].conversation_id
+    scope = (conv_id,) if theme_scope is None else (conv_id, theme_scope)
+    theme_rows = [
+        {"id": node_id(namespace, "theme", *scope, t.index), "name": t.name,
+         "conversation_id": conv_id, "embedding": t.centroid,
+         "episode_ids": [rows["episodes"][i]["id"] for i in t.members]}
+        for t in themes
+    ]
+    return {"embeddings": embeddings, "semantic_units": semantic, "themes": theme_rows}

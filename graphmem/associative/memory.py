@@ -14,17 +14,18 @@ from __future__ import annotations
 
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphmem.associative.construction import build_rows, episodes_of
+from graphmem.associative.construction import attach_vectors, build_rows, episodes_of, plan_units
 from graphmem.associative.extraction import HeuristicCueExtractor
 from graphmem.associative.llm_extraction import LLMCueExtractor
-from graphmem.associative.models import AssociativeItem, Evidence, RoundTrace, Structure
-from graphmem.associative.ranking import final_ranking, to_items, to_rounds
+from graphmem.associative.models import AssociativeItem, RoundTrace, Structure
+from graphmem.associative.ranking import to_items, to_rounds
 from graphmem.associative.recall import Reconstructor
-from graphmem.associative.reconstruction import ReconstructionConfig, ReconstructionState
+from graphmem.associative.reconstruction import ReconstructionConfig, question_cue_texts
 from graphmem.associative.routing import HeuristicAssociativeRouter, LLMAssociativeRouter
 from graphmem.associative.store import AssociativeStore
 from graphmem.documents import item_document, turn_key
@@ -34,6 +35,9 @@ from graphmem.graph.runner import QueryRunner
 from graphmem.llm import LLMUsage
 from graphmem.memory import IngestReport, Memory, PathStep, Progress, RecallResult, check_count
 from graphmem.names import node_id
+from graphmem.retrieval import HybridSearch
+from graphmem.retrieval.fusion import FusionParams
+from graphmem.retrieval.text import analyze
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -64,6 +68,8 @@ class AssociativeMemory(Memory[AssociativeItem]):
         llm: optional langchain-core ``BaseChatModel``; with one, extraction and routing use it
             (structured output), without one the heuristic extractor and router run.
         config: reconstruction defaults (:class:`ReconstructionConfig`).
+        fusion: the retrieval engine's fusion parameters (α, β, δ; default
+            :class:`graphmem.retrieval.fusion.FusionParams`), also settable as ``self.fusion``.
     Raises:
         InvalidInputError: a bad namespace.
     """
@@ -71,8 +77,10 @@ class AssociativeMemory(Memory[AssociativeItem]):
     name = "associative"
 
     def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str = "default",
-                 llm: Any | None = None, *, config: ReconstructionConfig | None = None):
+                 llm: Any | None = None, *, config: ReconstructionConfig | None = None,
+                 fusion: FusionParams | None = None):
         super().__init__(runner, embedder, namespace, llm)
+        self.fusion = fusion or FusionParams()
         self.config = config or ReconstructionConfig()
         self.store = AssociativeStore(runner, self.namespace)
         self.heuristic = HeuristicCueExtractor()
@@ -131,8 +139,7 @@ class AssociativeMemory(Memory[AssociativeItem]):
             report.add_skipped("turn", len(stored))
             missing = [i for i, eid in enumerate(ids) if eid not in stored]
             if missing:
-                rows = self._rows_for_missing(episodes, ids, missing, stored, extractor)
-                created = self.store.write_graph(**rows)
+                created, rows = self._write_missing(episodes, ids, missing, stored, extractor)
                 report.add_created(created)
                 report.details["conversations"] += 1
                 report.details["cue_tag_content_triples"] += (len(rows["episode_links"])
@@ -149,27 +156,46 @@ class AssociativeMemory(Memory[AssociativeItem]):
         report.llm_usage = self._account(usage)
         return report
 
-    def _rows_for_missing(self, episodes: list[Any], ids: list[str], missing: list[int],
-                          stored: set[str], extractor: Any) -> dict[str, list[dict]]:
-        """Rows of the episodes not stored yet (a resumed or incremental ingest processes only
-        those). The timeline links each new episode to its predecessor in the input, and the
-        first input episode, when new, to the conversation's latest stored episode before it
-        (an incremental add). A batch that is not the whole conversation gets themes of its own
-        (ids scoped by its first source id), and none under :data:`MIN_THEME_EPISODES`."""
+    def _write_missing(self, episodes: list[Any], ids: list[str], missing: list[int],
+                       stored: set[str], extractor: Any) -> tuple[dict[str, int], dict[str, Any]]:
+        """Build and write the episodes not stored yet (a resumed or incremental ingest processes
+        only those) in one transaction. Each new turn is encoded once, as its retrieval window, in
+        a background thread while cues and tags are extracted and the vector-free rows written;
+        the stored last episode of an extended session gets its window re-encoded. The timeline
+        links each new episode to its predecessor in the input, and the first input episode, when
+        new, to the conversation's latest stored episode before it (an incremental add). A batch
+        that is not the whole conversation gets themes of its own (ids scoped by its first source
+        id), and none under :data:`MIN_THEME_EPISODES`."""
         new = [episodes[i] for i in missing]
         whole = not stored and missing[0] == 0
-        tail = None
+        timeline_tail = None
         if missing[0] == 0:
-            tail = self.store_last_episode(episodes[0].conversation_id, episodes[0].position)
-            whole = whole and tail is None
-        rows = build_rows(new, extractor, self.embedder, self.namespace, self.heuristic.key_phrases,
-                          theme_scope=None if whole else new[0].source_id,
-                          min_theme_episodes=1 if whole else MIN_THEME_EPISODES)
-        pairs = [{"previous": ids[i - 1], "next": ids[i]} for i in missing if i > 0]
-        if tail is not None:
-            pairs.insert(0, {"previous": tail, "next": ids[0]})
-        rows["timeline"] = pairs
-        return rows
+            timeline_tail = self.store_last_episode(episodes[0].conversation_id, episodes[0].position)
+            whole = whole and timeline_tail is None
+        session_tail = (self.store.session_tail(new[0].conversation_id, new[0].session,
+                                                new[0].position)
+                        if timeline_tail is not None or missing[0] > 0 else None)
+        plan = plan_units(new, self.namespace, tail=session_tail)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-encode") as pool:
+            encoding = pool.submit(self.embedder.embed_documents, plan["windows"])
+            try:
+                rows = build_rows(new, extractor, self.namespace, plan)
+            except BaseException:
+                encoding.cancel()
+                raise
+            pairs = [{"previous": ids[i - 1], "next": ids[i]} for i in missing if i > 0]
+            if timeline_tail is not None:
+                pairs.insert(0, {"previous": timeline_tail, "next": ids[0]})
+            rows["timeline"] = pairs
+
+            def finish() -> dict[str, Any]:
+                return attach_vectors(rows, encoding.result(), new, self.heuristic.key_phrases,
+                                      self.namespace,
+                                      theme_scope=None if whole else new[0].source_id,
+                                      min_theme_episodes=1 if whole else MIN_THEME_EPISODES)
+
+            created = self.store.write_graph(rows, finish)
+        return created, rows
 
     def store_last_episode(self, conversation_id: str, before: int) -> str | None:
         """Id of the conversation's latest stored Episode positioned before ``before``, or None."""
@@ -197,37 +223,40 @@ class AssociativeMemory(Memory[AssociativeItem]):
             raise EmptyTextError(f"question is empty: {question!r}")
         check_count("k", k)
         rows = self.store.search_episodes(self.embedder.embed_query(question), k)
-        return to_items([Evidence(id=r["id"], kind="episode", text=r["text"], source_ids=r["source_ids"],
-                         conversation_id=r.get("conversation_id") or "",
-                         occurred_at=r.get("occurred_at"), similarity=r["score"],
-                         score=r["score"], rank_score=r["score"],
-                         path=[PathStep(action="vector_seed", node="question", id="question",
-                                        text=question)])
-                         for r in rows])
+        seed = PathStep(action="vector_seed", node="question", id="question", text=question)
+        return [AssociativeItem(id=r["id"], kind="episode", text=r["text"], score=r["score"],
+                                source_ids=list(dict.fromkeys(r["source_ids"])), path=[seed],
+                                conversation_id=r.get("conversation_id") or "",
+                                occurred_at=r.get("occurred_at"), similarity=r["score"])
+                for r in rows]
 
     # ------------------------------------------------------------------ reconstruction
     def recall(self, query: str, k: int = 10, *, max_rounds: int | None = None,
                structure: Structure | None = None,
                config: ReconstructionConfig | None = None) -> RecallResult[AssociativeItem]:
-        """Active multi-step reconstruction (MRAgent section 4 / 6).
+        """Active multi-step reconstruction (MRAgent section 4 / 6) on the retrieval engine.
 
-        Start (round 0, ``seed``): question cues (heuristic extractor) matched to Cue nodes by
-        normalised text and by vector; the top vector episodes seed ``H``. Each round: cue->tag
-        (Cypher), route (LLM or heuristic), cue+tag->content (Cypher), theme->episodes
-        (``ctc``), content->cue/tag backward to activate new cues, then the stop rule. Final
-        order: reciprocal rank fusion of the vector ranking and the graph ranking
-        (``fuse_vector``).
+        Round 1 (``seed``): :class:`graphmem.retrieval.HybridSearch` over the namespace's Episodes
+        (per-namespace BM25 + window-vector cosine, session-neighbour and entity steps; one query).
+        Rounds 2..``max_rounds`` (one query each): the question's cues matched to Cue nodes by
+        normalised text (never encoded), then the cues of the best contents (backward), cue -> tag
+        (the router picks), cue + tag -> content; a content of ``H`` reached this way gets the graph
+        step ``γ·w(c)·x_source`` (:mod:`graphmem.associative.reconstruction`) and the engine re-ranks.
+        Stops when a round lifts nothing into the top ``stop_top_k``, no cue is left, the LLM says
+        the evidence suffices, or the budget is spent.
 
         Args:
             query: the question (non-empty).
-            k: items returned (1..200), the top ``k`` of the final ranking.
-            max_rounds: round budget (1..20), default ``config.steps``.
-            structure: ``ce`` (cue->episode), ``cte`` (cue-tag-episode), ``ctc`` (full graph).
+            k: items returned (1..200).
+            max_rounds: the round budget, the seed included (1..20; 1 = the engine round
+                only), default ``config.steps + 1``.
+            structure: ``ce`` (cue->episode), ``cte`` (cue-tag-episode), ``ctc`` (with semantic
+                units, attached to their episode as ``facts``).
             config: overrides the memory's :class:`ReconstructionConfig`.
         Returns:
-            :class:`~graphmem.memory.RecallResult` of :class:`AssociativeItem` (score = fused rank
-            score), ``rounds`` from 0 (seed) with ``details`` active_cues / candidates /
-            selected_tags / new_cues / stop / stop_reason; ``timings`` in ms.
+            :class:`~graphmem.memory.RecallResult` of :class:`AssociativeItem` (score = engine
+            final score), ``rounds`` from 1 (seed) with ``details`` active_cues / candidates /
+            selected_tags / stop / stop_reason; ``timings`` in ms (embed, search, total).
         Raises:
             EmptyTextError: empty question. InvalidInputError: k or max_rounds out of range.
             ControllerError: invalid LLM routing output twice.
@@ -238,38 +267,38 @@ class AssociativeMemory(Memory[AssociativeItem]):
         check_count("k", k)
         cfg = (config or self.config).model_copy()
         if max_rounds is not None:
-            cfg.steps = check_count("max_rounds", max_rounds, high=20)
+            cfg.steps = check_count("max_rounds", max_rounds, high=20) - 1
         if structure is not None:
             cfg.structure = structure
+        cfg.pool = max(cfg.pool, k)
         usage = LLMUsage()
         router = (HeuristicAssociativeRouter(cfg.tag_beam) if self.llm is None
                   else LLMAssociativeRouter(self.llm, usage))
-        qcues = [c.cue for c in self.heuristic.question_cues(query)]
-        vecs = self.embedder.embed_documents([query, *qcues])  # one model call
+        cue_texts = question_cue_texts([c.cue for c in self.heuristic.question_cues(query)])
+        q_vec = self.embedder.embed_query(query)  # the one model call of a recall
         embedded = time.perf_counter()
-        q_vec, cue_vecs = vecs[0], dict(zip(qcues, vecs[1:], strict=True))
-        qv = [float(x) for x in q_vec]
-        if self._totals is None:
-            self._totals = self.store.counts()
-        totals = self._totals
-        total = int(totals["episodes"]) + (int(totals["semantic_units"]) if cfg.structure == "ctc" else 0)
-        state = ReconstructionState()
-        q_step = PathStep(action="vector_seed", node="question", id="question", text=query)
-        reconstructor = Reconstructor(self.store)
-        vector_rows = self.store.search_episodes(q_vec, cfg.vector_k)
-        for row in vector_rows[: cfg.seed_k]:
-            state.add_content(row, [q_step], 0, cfg.graph_weight)
-        reconstructor._activate_question_cues(qcues, cue_vecs, state, total, cfg)
+        search = HybridSearch(self.runner, "Episode", self.fusion)
+        row = search.fetch(self.namespace, query, q_vec)
+        terms = analyze(query)
+        ranked = search.rank(row, terms, cfg.pool)
         trace: list[RoundTrace] = [RoundTrace(
-            round=0, active_cues=[c.text for c in state.active_cues.values()],
-            new_evidence=list(state.evidence), candidates={"vector_seed": len(vector_rows)},
-        )]
-        reconstructor.run(query, state, qv, q_vec, total, cfg, router, trace)
-        evidence = final_ranking(state, vector_rows, q_step, cfg)
+            round=1, active_cues=[], new_evidence=[c.id for c in ranked[:cfg.stop_top_k]],
+            candidates={"units": int(search.last_details.get("candidates", 0))})]
+        state = None
+        rounds_of: dict[str, int] = {}
+        if cfg.steps and ranked:
+            ranked, state, _ = Reconstructor(self.runner, self.namespace, search).run(
+                query, cue_texts, row, terms, cfg, router, trace, ranked)
+            for t in trace[1:]:
+                for item_id in t.new_evidence:
+                    rounds_of.setdefault(item_id, t.round)
+        units = {u["id"]: u for u in row.get("units") or []}
+        q_step = PathStep(action="ask", node="question", id="question", text=query[:200])
+        items = to_items(ranked[:k], units, state, q_step, rounds_of)
         done = time.perf_counter()
         return RecallResult[AssociativeItem](
             memory=self.name, namespace=self.namespace, query=query,
-            items=to_items(evidence[:k]), rounds=to_rounds(trace), controller=self.controller,
+            items=items, rounds=to_rounds(trace), controller=self.controller,
             llm_usage=self._account(usage),
             timings={"embed": round((embedded - began) * 1000, 3),
                      "search": round((done - embedded) * 1000, 3),

@@ -92,29 +92,6 @@ class EpisodeExtraction(BaseModel):
     semantic_units: list[SemanticFact] = Field(default_factory=list)
 
 
-class Evidence(BaseModel):
-    """A content in the reconstructed context ``H`` while reconstruction runs (internal; recall
-    returns :class:`AssociativeItem`).
-
-    ``score`` is the router's score (cosine to the question in [-1, 1] plus the graph bonus);
-    ``rank_score`` the fused score used for the final order; ``path`` the hops that reached it.
-    """
-
-    id: str
-    kind: ContentKind
-    text: str
-    source_ids: list[str]
-    conversation_id: str = ""
-    occurred_at: str | None = None
-    similarity: float = 0.0
-    graph_score: float = 0.0
-    score: float = 0.0
-    rank_score: float = 0.0
-    round: int = 0
-    path: list[PathStep] = Field(default_factory=list)
-    found_by: list[str] = Field(default_factory=list, description="actions that reached it")
-
-
 class RoundTrace(BaseModel):
     """What one reconstruction round did: candidates per action, what was routed, what was
     added to ``H``, and the stop decision."""
@@ -133,15 +110,20 @@ class AssociativeItem(RecallItem):
     """One recalled content of the reconstructed context ``H`` (MRAgent §4), in final rank order.
 
     Attributes:
-        kind: ``"episode"`` (a raw turn) or ``"semantic_unit"`` (a distilled fact).
-        score: the fused rank score (reciprocal rank fusion of the vector and graph rankings;
-            the graph score when fusion is off); higher is better.
+        kind: ``"episode"`` (a conversation turn).
+        score: the retrieval engine's final score (:mod:`graphmem.retrieval.fusion`: lexical +
+            dense fusion, neighbour, entity and graph steps); higher is better, comparable within
+            one recall.
         source_ids: turn ids (LoCoMo ``dia_id``) the content rests on.
-        path: the hops question -> cue -> tag -> content (or theme / vector seed) that reached it.
+        path: the hops from the question: the engine's seed (``lexical_seed`` / ``dense_seed``),
+            ``NEXT_TURN`` / ``mentions`` steps, or question cue -> tag -> content when the graph
+            step lifted it most.
         conversation_id: the conversation it belongs to; occurred_at: ISO time of the turn.
-        similarity: cosine to the question in [-1, 1]; graph_score: the router's score (cosine
-            plus the graph bonus); round: the round that added it (0 = seeding);
+        similarity: cosine in [-1, 1] of the question and the episode's window vector;
+            graph_score: the graph step ``g_i`` it earned; round: the round that lifted it into the
+            top (1 = seed);
         found_by: the actions that reached it.
+        facts: semantic units (distilled facts) the reconstruction reached that derive from it.
     """
 
     memory: str = "associative"
@@ -150,5 +132,6 @@ class AssociativeItem(RecallItem):
     occurred_at: str | None = None
     similarity: float = 0.0
     graph_score: float = 0.0
-    round: int = 0
+    round: int = 1
     found_by: list[str] = Field(default_factory=list)
+    facts: list[str] = Field(default_factory=list)

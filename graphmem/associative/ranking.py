@@ -1,65 +1,61 @@
-"""Final ranking of the associative memory's evidence and its conversion to recall items and
-rounds (pure; no I/O)."""
+"""Conversion of the associative memory's ranking to recall items and rounds (pure; no I/O)."""
 
 from __future__ import annotations
 
 import logging
-from graphmem.associative.models import AssociativeItem, Evidence, RoundTrace
-from graphmem.associative.reconstruction import ReconstructionConfig, ReconstructionState, rrf_fuse
+from typing import Any
+
+from graphmem.associative.models import AssociativeItem, RoundTrace
+from graphmem.associative.reconstruction import ReconstructionState
 from graphmem.memory import PathStep, Round
+from graphmem.retrieval import Candidate
 
 logger = logging.getLogger(__name__)
 
 
-def final_ranking(state: ReconstructionState, vector_rows: list[dict], q_step: PathStep,
-                  cfg: ReconstructionConfig) -> list[Evidence]:
-    """Final order of the evidence (MRAgent §6): reciprocal rank fusion of the vector ranking
-    and the graph ranking (``cfg.fuse_vector``; weights ``1`` and ``cfg.graph_list_weight``,
-    constant ``cfg.rrf_k``), else the graph score; ties by id. Sets ``rank_score``."""
-    graph_ranked = sorted(state.evidence.values(), key=lambda e: (-e.score, e.id))
-    if not cfg.fuse_vector:
-        for e in graph_ranked:
-            e.rank_score = e.score
-        return graph_ranked
-    pool = dict(state.evidence)
-    for row in vector_rows:
-        if row["id"] not in pool:
-            pool[row["id"]] = Evidence(
-                id=row["id"], kind="episode", text=row["text"], source_ids=row["source_ids"],
-                conversation_id=row.get("conversation_id") or "",
-                occurred_at=row.get("occurred_at"), similarity=row["score"],
-                score=row["score"], round=0, path=[q_step])
-    fused = rrf_fuse([[r["id"] for r in vector_rows], [e.id for e in graph_ranked]],
-                     [1.0, cfg.graph_list_weight], cfg.rrf_k)
-    for key, value in fused.items():
-        pool[key].rank_score = value
-    return sorted(pool.values(), key=lambda e: (-e.rank_score, e.id))
+def _iso(value: Any) -> str | None:
+    """A stored time as ISO 8601 text (Neo4j ``DateTime`` or Python ``datetime``), else None."""
+    if value is None:
+        return None
+    return value.iso_format() if hasattr(value, "iso_format") else str(value)
 
 
-def to_items(evidence: list[Evidence]) -> list[AssociativeItem]:
-    """Evidence (ranked) as :class:`AssociativeItem` (score = ``rank_score``)."""
-    return [AssociativeItem(id=e.id, kind=e.kind, text=e.text, score=e.rank_score,
-                            source_ids=list(dict.fromkeys(e.source_ids)), path=list(e.path),
-                            conversation_id=e.conversation_id, occurred_at=e.occurred_at,
-                            similarity=e.similarity, graph_score=e.graph_score, round=e.round,
-                            found_by=list(e.found_by))
-            for e in evidence]
+def to_items(ranked: list[Candidate], units: dict[str, dict[str, Any]],
+             state: ReconstructionState | None, question: PathStep,
+             rounds_of: dict[str, int]) -> list[AssociativeItem]:
+    """Engine candidates (best first) as :class:`AssociativeItem` s: ``score`` the engine's final
+    score, ``similarity`` the dense cosine, ``graph_score`` the graph step, ``facts`` the
+    semantic units the reconstruction reached through the episode, ``round`` the round that
+    lifted it (1 = seed), ``path`` from the question to the episode."""
+    out = []
+    for c in ranked:
+        unit = units.get(c.id, {})
+        found = [c.path[0].action] if c.path else []
+        if c.components.get("graph", 0.0) > 0:
+            found.append("cue_tag_to_content")
+        out.append(AssociativeItem(
+            id=c.id, kind="episode", text=c.text, score=c.score,
+            source_ids=list(dict.fromkeys(c.source_ids)), path=[question, *c.path],
+            conversation_id=unit.get("conversation_id") or "",
+            occurred_at=_iso(unit.get("occurred_at")), similarity=float(c.components.get("dense", 0.0)),
+            graph_score=float(c.components.get("graph", 0.0)), round=rounds_of.get(c.id, 1),
+            found_by=list(dict.fromkeys(found)),
+            facts=list((state.facts if state else {}).get(c.id, []))))
+    return out
 
 
 def round_action(trace: RoundTrace) -> str:
-    """The main action of a round: ``seed`` for round 0, else the expansion with the most
-    candidates (``cue_to_tag``, ``cue_to_content``, ``theme_to_episode``, ...)."""
-    if trace.round == 0:
+    """The main action of a round: ``seed`` for round 1, else ``cue_to_tag`` (``stop`` when the
+    round had no candidate)."""
+    if trace.round == 1:
         return "seed"
-    if not trace.candidates:
-        return "stop"
-    return max(trace.candidates.items(), key=lambda kv: (kv[0] in ("cue_to_tag", "cue_to_content"), kv[1]))[0]
+    return "cue_to_tag" if trace.candidates.get("cue_to_tag") else "stop"
 
 
 def to_rounds(trace: list[RoundTrace]) -> list[Round]:
-    """The reconstruction trace as :class:`~graphmem.memory.Round` s (number = round, 0 = seed;
-    ``added`` = new evidence; ``details``: active_cues, candidates, selected_tags, new_cues,
-    stop, stop_reason)."""
+    """The reconstruction trace as :class:`~graphmem.memory.Round` s (number = round, 1 = seed;
+    ``added`` = contents that entered the top ``stop_top_k``; ``details``: active_cues, candidates,
+    selected_tags, new_cues, stop, stop_reason)."""
     return [Round(number=t.round, action=round_action(t), reason=t.stop_reason or "",
                   added=list(t.new_evidence),
                   details={"active_cues": t.active_cues, "candidates": t.candidates,

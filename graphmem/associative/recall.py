@@ -1,26 +1,24 @@
-"""The active reconstruction loop of the associative memory (MRAgent §4 / §6): cue activation,
-cue -> tag routing, cue + tag -> content, themes, backward content -> cue, and the stop rule."""
+"""The active reconstruction loop of the associative memory (MRAgent §4 / §6) on top of the retrieval
+engine: the seed round is :class:`graphmem.retrieval.HybridSearch` over the namespace's Episodes;
+each reconstruction round is ONE read query (``cypher/associative/reconstruct_round.cypher``:
+cue activation, cue -> tag, cue + tag -> content) whose paths give the contents of ``H`` the graph
+step of :mod:`graphmem.associative.reconstruction`; the engine then re-ranks ``H`` (no query)."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-import numpy as np
-
 from graphmem.associative.models import RoundTrace
 from graphmem.associative.reconstruction import (
-    ActiveCue,
     ReconstructionConfig,
     ReconstructionState,
-    backward_cue_weight,
-    idf,
-    select_top,
-    tag_score,
+    specificity,
+    tag_relevance,
 )
 from graphmem.associative.routing import TagCandidate
-from graphmem.associative.store import AssociativeStore
 from graphmem.memory import PathStep
+from graphmem.retrieval import Candidate, HybridSearch
 
 logger = logging.getLogger(__name__)
 
@@ -29,188 +27,130 @@ class Reconstructor:
     """Runs the rounds of one reconstruction over one namespace's graph.
 
     Args:
-        store: the namespace's :class:`AssociativeStore`.
+        runner: the query runner.
+        namespace: the tenant.
+        search: the engine that ran the seed round (its row is re-ranked each round).
     """
 
-    def __init__(self, store: AssociativeStore):
-        self.store = store
+    def __init__(self, runner: Any, namespace: str, search: HybridSearch):
+        self.runner = runner
+        self.namespace = namespace
+        self.search = search
 
-    def run(self, question: str, state: ReconstructionState, qv: list[float], q_vec: np.ndarray,
-            total: int, cfg: ReconstructionConfig, router: Any,
-            trace: list[RoundTrace]) -> str:
-        """Rounds 1..``cfg.steps`` over ``state`` (already seeded); appends one
-        :class:`RoundTrace` per round to ``trace`` and returns the stop reason
-        (``no_new_evidence``, ``no_new_cues``, ``llm_sufficient`` or ``step_budget``)."""
+    def run(self, question: str, cue_texts: list[str], row: dict[str, Any], terms: list[str],
+            cfg: ReconstructionConfig, router: Any, trace: list[RoundTrace],
+            ranked: list[Candidate]) -> tuple[list[Candidate], ReconstructionState, str]:
+        """Rounds 2..``cfg.steps + 1`` after the seed round ``ranked`` (``cfg.pool`` candidates of the seed
+        round); appends one :class:`RoundTrace` per round to ``trace``. Returns the re-ranked
+        pool, the state (graph step, paths, semantic units per episode) and the stop reason
+        (``step_budget``, ``no_new_evidence``, ``no_new_cues``, ``llm_sufficient``)."""
+        state = ReconstructionState()
+        total = int(row.get("n_units") or 0)
+        in_h = {u["id"] for u in row.get("units") or []}
+        sources: list[str] = []
+        expanded: set[str] = set()
         stop_reason = "step_budget"
-        for round_no in range(1, cfg.steps + 1):
-            record = RoundTrace(round=round_no,
-                                active_cues=[c.text for c in state.active_cues.values()])
-            threshold = state.kth_score(cfg.stop_top_k)
-            new_ids: list[str] = []
-            sufficient = False
-            if cfg.structure == "ce":
-                new_ids += self._expand_ce(state, qv, round_no, cfg, record)
-            else:
-                added, sufficient = self._expand_tags(question, state, qv, round_no, cfg, router,
-                                                      record)
-                new_ids += added
-            if sufficient and round_no > 1:
-                record.stop, record.stop_reason = True, "llm_sufficient"
-                trace.append(record)
+        for round_no in range(2, cfg.steps + 2):
+            record = RoundTrace(round=round_no)
+            rows = self.runner.read(
+                "associative/reconstruct_round", namespace=self.namespace,
+                cue_texts=cue_texts if round_no == 2 else [], source_ids=sources,
+                skip_cues=sorted(state.visited_cues), skip_tags=sorted(state.followed_tags),
+                terms=sorted(set(terms)), max_cue_contents=max(1, int(cfg.hub_share * total)),
+                tags_per_cue=cfg.tags_per_cue, contents_per_tag=cfg.contents_per_tag)
+            excess = self._excess()
+            question_excess = max(excess.values(), default=0.0)
+            cues = self._activate(rows, state, total, cfg, round_no, sources)
+            record.active_cues = [c["cue_text"] for c in cues]
+            candidates = [TagCandidate(cue_id=c["cue_id"], cue_text=c["cue_text"], tag_id=t["id"],
+                                       tag_text=t["text"], relevance=tag_relevance(t["words"], terms),
+                                       contents=len(t["contents"]),
+                                       score=c["weight"] * tag_relevance(t["words"], terms))
+                          for c in cues for t in c["tags"]]
+            record.candidates = {"cue_to_tag": len(candidates)}
+            decision = router.route(question, ranked[:cfg.stop_top_k], candidates)
+            chosen = set(decision.tag_ids)
+            record.selected_tags = [f"{c.cue_text} -> {c.tag_text}" for c in candidates
+                                    if c.tag_id in chosen]
+            state.followed_tags.update(chosen)
+            before = [c.id for c in ranked[:cfg.stop_top_k]]
+            reached = 0
+            for cue in cues:
+                x = question_excess if cue["source"] == "question" else excess.get(cue["source"], 0.0)
+                value = cfg.graph_weight * cue["weight"] * x
+                for tag in cue["tags"]:
+                    if tag["id"] not in chosen:
+                        continue
+                    for content in tag["contents"]:
+                        reached += 1
+                        if cfg.structure == "cte" and content["kind"] != "episode":
+                            continue
+                        target = content.get("episode_id")
+                        if target not in in_h:
+                            continue
+                        if content["kind"] == "semantic_unit":
+                            facts = state.facts.setdefault(target, [])
+                            if content["text"] not in facts:
+                                facts.append(content["text"])
+                        path = [*cue["path"],
+                                PathStep(action="cue_to_tag", node="tag", id=tag["id"],
+                                         text=tag["text"]),
+                                PathStep(action="cue_tag_to_content", node=content["kind"],
+                                         id=content["id"], text=(content["text"] or "")[:80])]
+                        state.reach(target, value, cue["source"], path)
+            record.candidates["cue_tag_to_content"] = reached
+            ranked = self.search.rank(row, terms, cfg.pool, graph=state.graph, graph_paths=state.paths)
+            after = [c.id for c in ranked[:cfg.stop_top_k]]
+            record.new_evidence = [i for i in after if i not in before]
+            sources = [c.id for c in ranked[:cfg.backward_from] if c.id not in expanded]
+            expanded.update(sources)
+            record.new_cues = []
+            if decision.sufficient:
                 stop_reason = "llm_sufficient"
-                break
-            if cfg.structure == "ctc" and cfg.themes:
-                new_ids += self._expand_themes(state, q_vec, qv, round_no, cfg, record, new_ids)
-            record.new_evidence = new_ids
-            entering = [i for i in new_ids if state.evidence[i].score >= threshold]
-            state.active_cues = {}
-            record.new_cues = self._backward(state, qv, new_ids, total, cfg, record)
-            if sufficient:
-                record.stop, record.stop_reason = True, "llm_sufficient"
-                stop_reason = "llm_sufficient"
-            elif not entering:
-                record.stop, record.stop_reason = True, "no_new_evidence"
-                stop_reason = "no_new_evidence"
-            elif not state.active_cues and cfg.structure != "ce":
-                record.stop, record.stop_reason = True, "no_new_cues"
+            elif not cues:
                 stop_reason = "no_new_cues"
-            elif round_no == cfg.steps:
-                record.stop, record.stop_reason = True, "step_budget"
+            elif not record.new_evidence and round_no > 2:
+                stop_reason = "no_new_evidence"
+            else:
+                stop_reason = "step_budget" if round_no == cfg.steps + 1 else ""
+            record.stop = bool(stop_reason)
+            record.stop_reason = stop_reason or None
             trace.append(record)
+            logger.debug("associative round %d: %d cues, %d tags followed, %d new in top %d",
+                         round_no, len(cues), len(chosen), len(record.new_evidence), cfg.stop_top_k)
             if record.stop:
                 break
-            logger.debug("associative round %d: %d new, stop=%s", round_no, len(record.new_evidence),
-                         record.stop_reason)
-        return stop_reason
+        return ranked, state, stop_reason or "step_budget"
 
-    def _activate_question_cues(self, texts: list[str], cue_vecs: dict[str, np.ndarray],
-                                state: ReconstructionState, total: int,
-                                cfg: ReconstructionConfig) -> None:
-        if not texts:
-            return
-        for row in self.store.find_cues_by_text(texts):
-            step = PathStep(action="question_cue_text", node="cue", id=row["id"], text=row["text"])
-            state.activate(ActiveCue(id=row["id"], text=row["text"], kind=row["kind"] or "keyword",
-                                     weight=idf(row["contents"], total), path=[step]))
-        matched = set(state.visited_cues)
-        matched_texts = {c.text for c in state.active_cues.values()}
-        texts = [t for t in texts if t not in matched_texts]
-        if cfg.cue_vector_k and texts:
-            vecs = np.stack([cue_vecs[t] for t in texts])
-            rows = sorted(self.store.search_cues(vecs, cfg.cue_vector_k), key=lambda r: -r["score"])
-            for row in rows:
-                if row["score"] < cfg.cue_min_cosine or row["id"] in matched:
-                    continue
-                step = PathStep(action="question_cue_vector", node="cue", id=row["id"],
-                                text=row["text"])
-                state.activate(ActiveCue(id=row["id"], text=row["text"],
-                                         kind=row["kind"] or "keyword",
-                                         weight=row["score"] * idf(row["contents"], total),
-                                         path=[step]))
+    def _excess(self) -> dict[str, float]:
+        """Each pooled unit's fused excess over the median (the graph step's ``x_m``)."""
+        median = self.search.last_median
+        return {f.id: max(0.0, f.fused - median) for f in self.search.last_fused}
 
-    def _expand_ce(self, state: ReconstructionState, qv: list[float], round_no: int,
-                   cfg: ReconstructionConfig, record: RoundTrace) -> list[str]:
-        cues = state.active_cues
-        rows = self.store.expand_cue_episodes(list(cues), qv, cfg.ce_per_cue)
-        record.candidates["cue_to_content"] = len(rows)
-        new: list[str] = []
-        for row in rows:
-            cue = cues[row["cue_id"]]
-            path = [*cue.path, PathStep(action="cue_to_content", node="episode", id=row["id"],
-                                        text=row["text"][:80])]
-            ev, is_new = state.add_content(row, path, round_no, cfg.graph_weight, cue.id,
-                                           cue.weight * max(0.0, row["score"]))
-            if is_new:
-                new.append(ev.id)
-        return new
-
-    def _expand_tags(self, question: str, state: ReconstructionState, qv: list[float],
-                     round_no: int, cfg: ReconstructionConfig, router: Any,
-                     record: RoundTrace) -> tuple[list[str], bool]:
-        cues = state.active_cues
-        tag_rows = self.store.expand_cue_tags(list(cues), qv, cfg.tags_per_cue)
-        candidates = [
-            TagCandidate(cue_id=r["cue_id"], cue_text=r["cue_text"], tag_id=r["tag_id"],
-                         tag_text=r["tag_text"], cosine=r["score"], contents=r["contents"],
-                         score=tag_score(cues[r["cue_id"]].weight, r["score"]))
-            for r in tag_rows if r["tag_id"] not in state.followed_tags
-        ]
-        record.candidates["cue_to_tag"] = len(candidates)
-        ranked = sorted(state.evidence.values(), key=lambda e: -e.score)
-        decision = router.route(question, ranked, candidates)
-        by_id = {c.tag_id: c for c in candidates}
-        chosen = [by_id[t] for t in decision.tag_ids if t in by_id]
-        record.selected_tags = [f"{c.cue_text} -> {c.tag_text}" for c in chosen]
-        state.followed_tags.update(c.tag_id for c in chosen)
-        pairs = [{"cue_id": c.cue_id, "tag_text": c.tag_text} for c in chosen]
-        rows = self.store.expand_tag_contents(pairs, qv)
-        if cfg.structure == "cte":
-            rows = [r for r in rows if r["kind"] == "episode"]
-        record.candidates["cue_tag_to_content"] = len(rows)
-        tag_by_pair = {(c.cue_id, c.tag_text): c for c in chosen}
-        new: list[str] = []
-        for row in rows:
-            tag = tag_by_pair[(row["cue_id"], row["tag_text"])]
-            cue = cues[tag.cue_id]
-            path = [*cue.path,
-                    PathStep(action="cue_to_tag", node="tag", id=tag.tag_id, text=tag.tag_text),
-                    PathStep(action="cue_tag_to_content", node=row["kind"], id=row["id"],
-                             text=row["text"][:80])]
-            ev, is_new = state.add_content(row, path, round_no, cfg.graph_weight, cue.id, tag.score)
-            if is_new:
-                new.append(ev.id)
-        return new, decision.sufficient
-
-    def _expand_themes(self, state: ReconstructionState, q_vec: np.ndarray, qv: list[float],
-                       round_no: int, cfg: ReconstructionConfig, record: RoundTrace,
-                       new_ids: list[str]) -> list[str]:
-        themes: list[tuple[str, str, str]] = []  # (id, name, action)
-        if round_no == 1:
-            for row in self.store.search_themes(q_vec, cfg.themes):
-                themes.append((row["id"], row["name"], "question_theme"))
-        top_new = sorted(new_ids, key=lambda i: -state.evidence[i].score)[: cfg.backward_from]
-        for row in self.store.find_content_themes(top_new):
-            themes.append((row["id"], row["name"], "theme_to_episode"))
-        picked: dict[str, tuple[str, str]] = {}
-        for tid, name, action in themes:
-            if tid not in state.visited_themes and tid not in picked and len(picked) < cfg.themes:
-                picked[tid] = (name, action)
-        state.visited_themes.update(picked)
-        rows = self.store.expand_theme_episodes(list(picked), qv, cfg.episodes_per_theme)
-        record.candidates["theme_to_episode"] = len(rows)
-        new: list[str] = []
-        for row in rows:
-            name, _action = picked[row["theme_id"]]
-            path = [PathStep(action="question_theme", node="theme", id=row["theme_id"], text=name),
-                    PathStep(action="theme_to_episode", node="episode", id=row["id"],
-                             text=row["text"][:80])]
-            ev, is_new = state.add_content(row, path, round_no, cfg.graph_weight)
-            if is_new:
-                new.append(ev.id)
-        return new
-
-    def _backward(self, state: ReconstructionState, qv: list[float], new_ids: list[str],
-                  total: int, cfg: ReconstructionConfig, record: RoundTrace) -> list[str]:
-        if not cfg.cue_beam or not new_ids:
-            return []
-        top_new = sorted(new_ids, key=lambda i: -state.evidence[i].score)[: cfg.backward_from]
-        rows = self.store.expand_content_cues(top_new, qv)
-        record.candidates["content_to_cue"] = len(rows)
-        best: dict[str, tuple[float, dict]] = {}
-        for row in rows:
-            if row["cue_id"] in state.visited_cues:
+    @staticmethod
+    def _activate(rows: list[dict[str, Any]], state: ReconstructionState, total: int,
+                  cfg: ReconstructionConfig, round_no: int,
+                  sources: list[str]) -> list[dict[str, Any]]:
+        """The cues of this round with weight ``w(c)`` and path, at most ``cfg.cue_beam`` backward
+        cues (by weight), each cue once (a question match wins over a backward one)."""
+        best: dict[str, dict[str, Any]] = {}
+        for r in rows:
+            weight = specificity(int(r["contents"]), total)
+            if weight <= 0 or r["cue_id"] in state.visited_cues:
                 continue
-            weight = backward_cue_weight(row["score"], row["contents"], total, cfg.backward_decay)
-            if row["cue_id"] not in best or weight > best[row["cue_id"]][0]:
-                best[row["cue_id"]] = (weight, row)
-        chosen = select_top(((k, v[0]) for k, v in best.items()), cfg.cue_beam)
-        activated = []
-        for cue_id in chosen:
-            weight, row = best[cue_id]
-            source = state.evidence[row["content_id"]]
-            path = [*source.path[-1:],
-                    PathStep(action="content_to_cue", node="cue", id=cue_id, text=row["cue_text"])]
-            if state.activate(ActiveCue(id=cue_id, text=row["cue_text"], kind=row["kind"] or "keyword",
-                                        weight=weight, path=path)):
-                activated.append(row["cue_text"])
-        return activated
+            old = best.get(r["cue_id"])
+            if old is not None and (old["source"] == "question" or old["weight"] >= weight):
+                continue
+            if r["source"] == "question":
+                path = [PathStep(action="question_cue_text", node="cue", id=r["cue_id"],
+                                 text=r["cue_text"])]
+            else:
+                path = [PathStep(action="content_to_cue", node="cue", id=r["cue_id"],
+                                 text=r["cue_text"])]
+            best[r["cue_id"]] = {**r, "weight": weight, "path": path}
+        question = [c for c in best.values() if c["source"] == "question"]
+        backward = sorted((c for c in best.values() if c["source"] != "question"),
+                          key=lambda c: (-c["weight"], c["cue_id"]))[:cfg.cue_beam]
+        chosen = question + backward
+        state.visited_cues.update(c["cue_id"] for c in chosen)
+        return chosen

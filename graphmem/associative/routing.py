@@ -1,9 +1,10 @@
 """Routing: which candidate tags to follow each round, and whether the evidence suffices
 (MRAgent, seed 003, section 4 "LLM routing and state update" / "termination").
 
-- :class:`HeuristicAssociativeRouter`: the ``tag_beam`` best tags by ``w(c) * max(0, cos(g, q))``
-  (see :mod:`graphmem.associative.reconstruction`); never declares sufficiency (the threshold
-  rule and the step budget stop it).
+- :class:`HeuristicAssociativeRouter`: the ``tag_beam`` best tags by ``w(c) * relevance(g, q)``
+  (cue specificity times the share of the tag's terms that are question terms, see
+  :mod:`graphmem.associative.reconstruction`); never declares sufficiency (the stop rule and the
+  round budget stop it).
 - :class:`LLMAssociativeRouter`: a langchain-core chat model picks the relevant tags by number and says
   whether the evidence so far answers the question (structured output, one retry, then
   ``ControllerError``).
@@ -17,7 +18,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from graphmem.associative.models import Evidence
 from graphmem.associative.reconstruction import select_top
 from graphmem.errors import ControllerError
 from graphmem.llm import LLMUsage, constrained_schema, invoke_structured
@@ -26,13 +26,15 @@ logger = logging.getLogger(__name__)
 
 
 class TagCandidate(BaseModel):
-    """A tag reachable from an active cue (cue->tag), with its heuristic score."""
+    """A tag reachable from an active cue (cue->tag): ``relevance`` is the share of its terms that
+    are question terms in [0, 1]; ``score`` = cue specificity × relevance; ``contents`` the
+    contents read for it."""
 
     cue_id: str
     cue_text: str
     tag_id: str
     tag_text: str
-    cosine: float
+    relevance: float
     score: float
     contents: int = 0
 
@@ -53,11 +55,12 @@ class HeuristicAssociativeRouter:
     def __init__(self, beam: int = 16):
         self.beam = beam
 
-    def route(self, question: str, evidence: Sequence[Evidence],
+    def route(self, question: str, evidence: Sequence[Any],
               candidates: Sequence[TagCandidate]) -> RouteDecision:
-        """Pick the ``beam`` best-scoring candidates."""
-        chosen = select_top(((c.tag_id, c.score) for c in candidates), self.beam)
-        return RouteDecision(tag_ids=chosen, reason="heuristic: top tags by w(c)*cos(g,q)")
+        """Pick the ``beam`` best-scoring candidates with a positive score (a tag sharing no term
+        with the question is not followed)."""
+        chosen = select_top(((c.tag_id, c.score) for c in candidates if c.score > 0), self.beam)
+        return RouteDecision(tag_ids=chosen, reason="heuristic: top tags by w(c) * relevance(g, q)")
 
 
 class LLMRouting(BaseModel):
@@ -104,7 +107,7 @@ class LLMAssociativeRouter:
         self.max_candidates = max_candidates
         self.evidence_shown = evidence_shown
 
-    def route(self, question: str, evidence: Sequence[Evidence],
+    def route(self, question: str, evidence: Sequence[Any],
               candidates: Sequence[TagCandidate]) -> RouteDecision:
         """Ask the model; candidates beyond ``max_candidates`` (by heuristic score) are not shown."""
         shown = sorted(candidates, key=lambda c: (-c.score, c.tag_id))[: self.max_candidates]

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import typer
-from rich.table import Table
 from rich.markup import escape
 
 from graphmem.cli.common import (
@@ -81,41 +80,13 @@ def evaluate(
     data: Path | None = typer.Option(DEFAULT_LOCOMO, "--data", exists=True, dir_okay=False,
                                      help="LoCoMo JSON (default: GRAPHMEM_DATA's "
                                           "locomo/locomo-dev.json, else the bundled sample)"),
-    prefix: str = typer.Option("assoc-eval", "--namespace-prefix",
-                               help="one namespace per conversation: <prefix>-<sample_id>"),
     max_questions: int = typer.Option(None, "--max-questions", min=1,
                                       help="cap per conversation (quick runs)"),
-    no_ablation: bool = typer.Option(False, "--no-ablation", help="skip the structure ablation"),
-    reingest: bool = typer.Option(False, "--reingest", help="ingest even if already present"),
-    as_json: bool = typer.Option(True, "--json/--table", help="print JSON (default)"),
 ) -> None:
-    """Evidence recall@5/10/20 per LoCoMo category: associative vs vector RAG over raw turns,
-    average rounds, and the CE / CTE / CTC ablation on multi-hop questions. Prints JSON."""
-    from graphmem.associative.evaluation import evaluate_locomo
-    from graphmem.conversations import read_locomo
+    """LoCoMo evidence recall@5/10/20 per category of associative memory (public recall) beside
+    BM25 and MiniLM cosine over the raw turns, every conversation in its own namespace of one
+    database (the LoCoMo section of `graphmem eval`). Prints JSON."""
+    from graphmem.cli.eval import locomo_only
 
-    from graphmem.datasets import resolve
-
-    with cli_errors(), open_memory(f"{prefix}-x") as mem:
-        conversations = read_locomo(data or resolve("locomo"))
-        memories = {}
-        for conv in conversations:
-            sub = mem.scoped(f"{prefix}-{conv.id}").associative
-            if reingest or sub.counts().get("Episode", 0) != len(conv.turns):
-                with ingest_progress(f"ingest {conv.id}", unit="turn",
-                                     total=len(conv.turns)) as progress:
-                    sub.ingest([conv], progress=progress)
-            memories[conv.id] = sub
-        questions = sum(len([q for q in c.qa if q.evidence][:max_questions]) for c in conversations)
-        with ingest_progress("eval", unit="question", total=questions) as progress:
-            report = evaluate_locomo(memories, conversations, max_questions=max_questions,
-                                     ablation_categories=() if no_ablation else (1,),
-                                     progress=progress)
-    if as_json:
-        print(json.dumps(report, indent=2))
-        return
-    table = Table("category", "n", "vector @10", "associative @10", "rounds")
-    for key, row in report["associative"].items():
-        table.add_row(key, str(row["questions"]), f"{report['baseline'][key]['recall']['@10']:.3f}",
-                      f"{row['recall']['@10']:.3f}", f"{row['rounds']}")
-    console.print(table)
+    with cli_errors():
+        print(json.dumps(locomo_only(data, max_questions, ("associative",)), indent=2))

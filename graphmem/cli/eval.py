@@ -40,6 +40,34 @@ def set_torch_threads(threads: int) -> None:
         torch.set_num_threads(threads)
 
 
+def locomo_only(path: Path | None, max_questions: int | None,
+                memories: tuple[str, ...]) -> dict:
+    """The LoCoMo section of ``graphmem eval`` under the shipped setting, reduced to
+    ``memories`` and the baselines (``graphmem state eval`` / ``graphmem associative eval``)."""
+    import uuid
+
+    from graphmem.conversations import read_locomo
+    from graphmem.datasets import resolve
+    from graphmem.evaluation.baselines import VectorBaseline
+    from graphmem.evaluation.locomo import BASELINES, evaluate_locomo
+
+    server, _ = server_settings()
+    run = uuid.uuid4().hex[:8]
+    with open_memory(f"eval-{run}") as mem:
+        conversations = read_locomo(path or resolve("locomo"))
+        vector = VectorBaseline(mem.scoped(f"eval-{run}-baseline"), server)
+        try:
+            report = evaluate_locomo(mem, conversations, vector, f"eval-{run}",
+                                     max_questions=max_questions)
+        finally:
+            vector.cleanup()
+    keep = (*memories, *BASELINES)
+    return {"conversations": report["conversations"], "questions": report["questions"],
+            "skipped_questions": report["skipped_questions"],
+            "recall": {m: v for m, v in report["recall"].items() if m in keep},
+            "latency_ms": {m: v for m, v in report["latency_ms"].items() if m in keep}}
+
+
 @app.command()
 def run(
     data: Path | None = typer.Option(DEFAULT_DATA, "--data", help=DATA_HELP + "; locomo/, memconflict/ (never bundled: --quick skips it), scienceworld/, fever/"),

@@ -68,22 +68,21 @@ def evaluate(
                                             "GRAPHMEM_DATA's memconflict/; never bundled)"),
     max_personas: int = typer.Option(6, help="MemConflict personas to probe"),
     skip_memconflict: bool = typer.Option(False, help="only LoCoMo"),
-    as_json: bool = typer.Option(True, "--json/--no-json", help="print JSON (default)"),
+    max_questions: int = typer.Option(None, "--max-questions", min=1,
+                                      help="LoCoMo questions per conversation (quick runs)"),
 ) -> None:
-    """LoCoMo evidence recall@5/10/20 (state vs vector baseline) and MemConflict probes, as JSON."""
+    """LoCoMo evidence recall@5/10/20 per category of state memory (public recall) beside BM25 and
+    MiniLM cosine over the raw turns (the LoCoMo section of `graphmem eval`), and the MemConflict
+    probes. Prints JSON."""
+    from graphmem.cli.eval import locomo_only
     from graphmem.datasets import resolve
-    from graphmem.state.evaluation import evaluate_locomo, evaluate_memconflict
+    from graphmem.state.evaluation import evaluate_memconflict
 
     with cli_errors():
-        locomo = locomo or resolve("locomo")
+        out = {"locomo": locomo_only(locomo, max_questions, ("state",))}
         if not skip_memconflict:
             memconflict = memconflict or resolve("memconflict")
-        with open_memory("eval-state") as mem:
-            out = {"locomo": evaluate_locomo(mem, locomo)}
-            if not skip_memconflict:
+            with open_memory("eval-state") as mem:
                 out["memconflict"] = evaluate_memconflict(mem, memconflict,
                                                           max_personas=max_personas)
-    if as_json:
-        print(json.dumps(out, indent=2))
-    else:
-        console.print(out)
+    print(json.dumps(out, indent=2, default=str))

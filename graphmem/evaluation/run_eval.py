@@ -2,8 +2,12 @@
 
 Sections (each a key of ``report.json`` and a part of ``report.md``):
 
-- ``locomo`` — :func:`graphmem.evaluation.locomo.evaluate_locomo` (state, associative, combined
-  RRF vs ``Neo4jVector`` vector RAG and BM25, recall@5/10/20 per category);
+- ``locomo`` — :func:`graphmem.evaluation.locomo.evaluate_locomo`: state, associative and the
+  combined retriever (public recall, the items returned, every conversation's tenant in the
+  database at once) vs BM25 and MiniLM cosine over the raw turns, recall@5/10/20 per category,
+  leave-one-conversation-out over the retrieval grid, and the ablation;
+- ``hotpotqa`` — :func:`graphmem.evaluation.hotpot.evaluate_hotpotqa`: supporting-fact recall@5/10
+  on HotpotQA distractor examples under the shipped setting (the confirmation dataset);
 - ``memconflict`` — :func:`graphmem.state.evaluation.evaluate_memconflict` (current value at
   rank 1, history reachable, true claim kept, value per condition, distractor at rank 1);
 - ``experience`` — same-task-type hit@5 on the ScienceWorld dev tasks, edit-path length vs exact
@@ -31,7 +35,10 @@ from graphmem.datasets import resolve
 from graphmem.errors import ConfigurationError, DataNotFoundError
 from graphmem.evaluation import report as rpt
 from graphmem.evaluation.baselines import VectorBaseline
+from graphmem.datasets.hotpotqa import read_hotpotqa
+from graphmem.evaluation.hotpot import evaluate_hotpotqa
 from graphmem.evaluation.locomo import METHODS, evaluate_locomo, truncate_conversation
+from graphmem.evaluation.protocol import ABLATION, SHIPPED, grid
 from graphmem.facade import GraphMemory
 
 logger = logging.getLogger(__name__)
@@ -42,9 +49,11 @@ MEMCONFLICT_SKIPPED = ("skipped: MemConflict is not bundled (no license); pass -
 
 #: Sizes of the quick run (the integration test) and the full run.
 QUICK = {"locomo_conversation": "conv-30", "locomo_turns": 60, "locomo_questions": 12,
+         "retrieval_grid": False, "hotpotqa_examples": 5,
          "memconflict_personas": 1, "train_per_type": 2, "dev_per_type": 1, "ged_pairs": 8,
          "ged_timeout": 1.0, "insight_tasks": 12, "insight_lambdas": [1.0], "fgw_draws": 60}
 FULL = {"locomo_conversation": None, "locomo_turns": None, "locomo_questions": None,
+        "retrieval_grid": True, "hotpotqa_examples": None,
         "memconflict_personas": None, "train_per_type": None, "dev_per_type": None,
         "ged_pairs": 60, "ged_timeout": 3.0, "insight_tasks": 200,
         "insight_lambdas": [0.0, 1.0, 2.0], "fgw_draws": 400}
@@ -106,6 +115,7 @@ def data_files(data: Path | None, quick: bool, locomo: Path | None = None) -> di
         "scienceworld_train": resolve("scienceworld_train", data, full=full),
         "scienceworld_dev": resolve("scienceworld_dev", data, full=full),
         "fever": resolve("fever", data, full=full),
+        "hotpotqa": resolve("hotpotqa", data, full=full),
     }
     try:
         files["memconflict"] = resolve("memconflict", data, full=True)
@@ -237,13 +247,21 @@ def run_eval(mem: GraphMemory, server: dict[str, Any], data: Path | None, out: P
         conversations = [truncate_conversation(chosen[0], sizes["locomo_turns"])]
     began = time.perf_counter()
     vector = VectorBaseline(mem.scoped(f"{prefix}-baseline"), server)
+    settings = grid() if sizes["retrieval_grid"] else [SHIPPED]
     try:
-        report["locomo"] = evaluate_locomo(mem, conversations, vector, prefix,
+        report["locomo"] = evaluate_locomo(mem, conversations, vector, f"{prefix}-locomo",
                                            max_questions=sizes["locomo_questions"],
+                                           settings=settings, ablation=ABLATION,
                                            progress=lambda m: _say(console, f"locomo {m}"))
+        report["seconds"]["locomo"] = round(time.perf_counter() - began, 1)
+        began = time.perf_counter()
+        examples = read_hotpotqa(files["hotpotqa"])[:sizes["hotpotqa_examples"]]
+        _say(console, f"hotpotqa: {len(examples)} examples")
+        report["hotpotqa"] = evaluate_hotpotqa(mem, examples, vector, f"{prefix}-hotpot",
+                                               progress=lambda m: _say(console, m))
+        report["seconds"]["hotpotqa"] = round(time.perf_counter() - began, 1)
     finally:
         vector.cleanup()
-    report["seconds"]["locomo"] = round(time.perf_counter() - began, 1)
 
     began = time.perf_counter()
     if memconflict is None:
@@ -309,19 +327,38 @@ def eval_markdown(report: dict[str, Any]) -> str:
              f"Run `{report['config']['parameters']['run_id']}`, seed {report['config']['parameters']['seed']}, "
              f"quick={report['config']['parameters']['quick']}, total {report['seconds']['total']} s.", "",
              "## LoCoMo evidence recall", "",
-             f"Conversations {', '.join(loc['conversations'])}; {loc['questions']} questions with evidence. "
-             "Methods: `state` (EMIR² heuristic), `associative` (MRAgent heuristic), `combined` "
-             "(RRF k=60 of both), `vector_rag` (langchain-neo4j Neo4jVector over raw turns, same "
-             "server, same embedder), `bm25` (bm25s over raw turns).", ""]
+             f"Conversations {', '.join(loc['conversations'])}; {loc['questions']} questions with "
+             f"evidence ({loc['skipped_questions']} whose evidence names no turn skipped); every "
+             "conversation's tenant in the database at once. Methods: `state`, `associative` (public "
+             "`recall`, the items returned), `combined` (`CombinedGraphMemoryRetriever`), `bm25` "
+             "(bm25s over the raw turns), `cosine` (langchain-neo4j Neo4jVector, MiniLM, over the "
+             f"same turns). Memories: {loc['protocol']}.", ""]
     rows = []
     for m in METHODS:
         for cat, v in loc["recall"].get(m, {}).items():
             rows.append([m, cat, v["questions"], *[v[f"recall@{k}"] for k in ks]])
     parts += [rpt.md_table(["method", "category", "questions", *[f"recall@{k}" for k in ks]], rows), ""]
-    parts += ["Recall latency per question (ms; `combined` = state + associative + fusion):", "",
+    if loc.get("loo"):
+        parts += ["Leave-one-conversation-out picks (setting chosen on the other conversations):", "",
+                  rpt.md_table(["memory", "held out", "setting", "recall@10"],
+                               [[m, c, v["picks"][c], v["per_conversation"][c]]
+                                for m, v in loc["loo"].items() for c in v["picks"]]), ""]
+    if loc.get("ablation"):
+        parts += ["Ablation (recall@10 overall):", "",
+                  rpt.md_table(["variant", *loc["ablation"][next(iter(loc["ablation"]))]],
+                               [[name, *[v["overall"]["recall@10"] for v in t.values()]]
+                                for name, t in loc["ablation"].items()]), ""]
+    parts += ["Recall latency per question (ms):", "",
               rpt.md_table(["method", "p50", "p95"],
                            [[m, v["p50"], v["p95"]] for m, v in loc["latency_ms"].items()]), "",
               f"Ingest seconds: {loc['ingest_seconds']}", ""]
+    hp = report.get("hotpotqa")
+    if hp:
+        parts += ["## HotpotQA supporting-fact recall", "",
+                  f"{hp['examples']} distractor examples, {hp['supporting_facts']} supporting "
+                  f"sentences; setting {hp['setting']['name']} (nothing tuned on HotpotQA).", "",
+                  rpt.md_table(["method", "SF recall@5", "SF recall@10"],
+                               [[m, v["@5"], v["@10"]] for m, v in hp["recall"].items()]), ""]
     mc = report["memconflict"]
     parts += ["## MemConflict probes (state memory)", ""]
     if "skipped" in mc:

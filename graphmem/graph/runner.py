@@ -75,6 +75,18 @@ class QueryRunner:
 
         return self.transaction(mode, work, name=name)
 
+    def run_in(self, tx: neo4j.ManagedTransaction, name: str, /, **params: Any) -> list[Record]:
+        """Run registry query ``name`` inside ``tx`` (a transaction of :meth:`transaction`), after
+        the same parameter check as :meth:`read` / :meth:`write`; records as dicts.
+
+        Raises:
+            UnknownQueryError, QueryError: an unknown name or wrong params (Neo4j errors surface
+                through :meth:`transaction`, which translates them).
+        """
+        query = self.registry.get(name)
+        self._check(query, params)
+        return [record.data() for record in tx.run(query.text, params)]
+
     def write_many(self, steps: Iterable[tuple[str, dict[str, Any]]]) -> list[list[Record]]:
         """Run several write queries in ONE transaction: all land or none (a unit of work).
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import math
+import statistics
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -60,6 +61,9 @@ DF_CAP = 100_000
 QUERY = {"Event": "retrieval/search_units@Event", "Episode": "retrieval/search_units@Episode"}
 #: Messages of the Neo4j error a stored vector that cosine cannot score raises in the fast round.
 BAD_VECTOR_MESSAGES = ("is not a valid vector", "do not have the same dimension")
+#: A step's bonus (in fused-score units, [0, 1] scale) from which the path names it: smaller
+#: bonuses do not decide the rank, and the path then shows how the unit itself was found.
+BOOST_PATH_MIN = 0.05
 #: The relationship between consecutive units of one session (older → newer).
 NEXT_TURN = "NEXT_TURN"
 
@@ -183,6 +187,8 @@ class HybridSearch:
         self.dense_k = dense_k
         self.exact_limit = exact_limit
         self.last_details: dict[str, Any] = {}
+        self.last_fused: list[fusion.Fused] = []
+        self.last_median = 0.0
 
     def search(self, namespace: str, question: str, query_vector: Sequence[float],
                k: int = 10) -> list[Candidate]:
@@ -225,8 +231,14 @@ class HybridSearch:
             rows = self.runner.read(self.query, **{**params, "guard": True})
         return rows[0] if rows else {}
 
-    def rank(self, row: dict[str, Any], terms: Sequence[str], k: int) -> list[Candidate]:
-        """Score and fuse the round query's row (pure; unit-tested with a fake runner).
+    def rank(self, row: dict[str, Any], terms: Sequence[str], k: int,
+             graph: dict[str, tuple[float, str | None]] | None = None,
+             graph_paths: dict[str, list[PathStep]] | None = None) -> list[Candidate]:
+        """Score and fuse the round query's row (pure; unit-tested with a fake runner). A later
+        round of a memory re-ranks the same row with its graph step (``graph``: ``{unit id: (g_i,
+        source id)}``, fusion step 6) and the paths that earned it (``graph_paths``); after each
+        call :attr:`last_fused` holds every unit of S fused (best first) and :attr:`last_median`
+        the median fused score, so a memory can weigh its sources' excess.
 
         Raises:
             InvalidInputError: k < 1.
@@ -254,7 +266,9 @@ class HybridSearch:
                 next_id=unit.get("next_id"), speaker=unit.get("speaker"), terms=frozenset(doc)))
             by_id[unit["id"]] = unit
         names = {name: mention_terms(name) for name in speakers}
-        fused = fusion.fuse(scores, self.params, terms, speakers, n_units, names)
+        fused = fusion.fuse(scores, self.params, terms, speakers, n_units, names, graph)
+        self.last_fused = fused
+        self.last_median = statistics.median(f.fused for f in fused)
         self.last_details = {"units": n_units, "candidates": len(units),
                              "dense_mode": row.get("dense_mode"), "avg_length": avg_length,
                              "df": df, "speakers": speakers}
@@ -272,7 +286,10 @@ class HybridSearch:
             out.append(Candidate(id=f.id, score=f.final, components=components, flags=flags,
                                  source_ids=list(unit.get("source_ids") or []),
                                  text=unit.get("text") or "", speaker=unit.get("speaker"),
-                                 path=self._path(f, by_id, kind)))
+                                 path=(list(graph_paths[f.id]) if graph_paths and f.id in graph_paths
+                                       and f.graph >= BOOST_PATH_MIN
+                                       and f.graph >= max(f.entity, f.neighbour)
+                                       else self._path(f, by_id, kind))))
         return out
 
     @staticmethod
@@ -288,12 +305,12 @@ class HybridSearch:
         (the question or a unit's seed), a ``mentions`` step to the speaker and ``SPEAKER_OF``."""
         unit = by_id[f.id]
         here = (unit.get("text") or "")[:80]
-        if f.entity > 0 and f.entity >= f.neighbour and f.entity_from is not None:
+        if f.entity >= BOOST_PATH_MIN and f.entity >= f.neighbour and f.entity_from is not None:
             speaker = str(unit.get("speaker") or "")
             head = ([] if f.entity_from == fusion.QUESTION else [self._seed(by_id[f.entity_from], kind)])
             return [*head, PathStep(action="mentions", node="speaker", id=speaker, text=speaker),
                     PathStep(action="SPEAKER_OF", node=kind, id=f.id, text=here)]
-        if f.neighbour > 0 and f.neighbour_from is not None:
+        if f.neighbour >= BOOST_PATH_MIN and f.neighbour_from is not None:
             return [self._seed(by_id[f.neighbour_from], kind),
                     PathStep(action=NEXT_TURN, node=kind, id=f.id, text=here)]
         return [self._seed(unit, kind)]

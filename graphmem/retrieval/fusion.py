@@ -36,7 +36,13 @@ neighbours (one ``NEXT_TURN`` hop). For every unit i ∈ S:
    paragraph of ten moves its paragraph (w ≈ 0.6): the bridge step of multi-hop questions ("the
    woman who portrayed X" -> the paragraph of the actress named next to X).
 
-       final_i = f_i + β·n_i + δ·e_i
+6. Graph step (the memory's own structure, a later round): a memory may add, per unit of S, a
+   bonus ``g_i = γ·w·x_m`` for a path from a source m (the question or a unit of S) over its own
+   edges (cue → tag → content for associative memory, the topic chain for state memory), ``w`` the
+   specificity of the edge's entry point and ``x_m`` the source's excess as above; it is computed by
+   the memory and passed in as ``graph``::
+
+       final_i = f_i + β·n_i + δ·e_i + g_i
 
 Rank by ``final`` (ties by id). Every component is kept per unit.
 """
@@ -142,6 +148,8 @@ class Fused:
     neighbour_from: str | None = None
     entity: float = 0.0
     entity_from: str | None = None
+    graph: float = 0.0
+    graph_from: str | None = None
     components: dict[str, float] = field(default_factory=dict)
 
 
@@ -163,7 +171,8 @@ def mentioned(terms: frozenset[str] | set[str], names: Mapping[str, tuple[str, .
 
 def fuse(units: Sequence[UnitScore], params: FusionParams = FusionParams(),
          question_terms: Sequence[str] = (), entity_units: Mapping[str, int] | None = None,
-         n_units: int = 0, names: Mapping[str, tuple[str, ...]] | None = None) -> list[Fused]:
+         n_units: int = 0, names: Mapping[str, tuple[str, ...]] | None = None,
+         graph: Mapping[str, tuple[float, str | None]] | None = None) -> list[Fused]:
     """Fuse the units of S (see the module docstring); best first, ties by id.
 
     Args:
@@ -174,6 +183,7 @@ def fuse(units: Sequence[UnitScore], params: FusionParams = FusionParams(),
             entity step off.
         n_units: N, the namespace's unit count.
         names: speaker -> mention terms (default: computed from the speakers of ``units``).
+        graph: ``{unit id: (g_i, source id)}`` of the graph step (step 6), already weighted.
     """
     if not units:
         return []
@@ -197,14 +207,15 @@ def fuse(units: Sequence[UnitScore], params: FusionParams = FusionParams(),
     for u, a, d in zip(units, ln, dn):
         nb, source = neighbour[u.id]
         ent, ent_from = entity.get(u.id, (0.0, None))
-        final = f[u.id] + nb + ent
+        gr, gr_from = (graph or {}).get(u.id, (0.0, None))
+        final = f[u.id] + nb + ent + gr
         out.append(Fused(id=u.id, lexical=u.lexical, dense=u.dense, lexical_norm=a, dense_norm=d,
                          fused=f[u.id], neighbour=nb, final=final, neighbour_from=source,
-                         entity=ent, entity_from=ent_from,
+                         entity=ent, entity_from=ent_from, graph=gr, graph_from=gr_from,
                          components={"lexical": u.lexical, "dense": u.dense if u.dense is not None
                                      else float("nan"), "lexical_norm": a, "dense_norm": d,
                                      "fused": f[u.id], "neighbour": nb, "entity": ent,
-                                     "final": final}))
+                                     "graph": gr, "final": final}))
     out.sort(key=lambda x: (-x.final, x.id))
     return out
 

@@ -42,6 +42,9 @@ from graphmem.memory import MAX_K, Memory, check_count, check_number, memory_nam
 from graphmem.names import validate_namespace
 from graphmem.retrievers.fusion import RRF_K, reciprocal_rank_fusion
 
+#: Documents asked of each fused memory per document returned (when ``fetch_k`` is not set).
+FETCH_FACTOR = 3
+
 logger = logging.getLogger(__name__)
 
 #: Parameters of ``recall`` that are not options (the retriever sets them).
@@ -326,19 +329,21 @@ class AssociativeRetriever(GraphMemoryRetriever):
 class CombinedGraphMemoryRetriever(_NamespacedRetriever):
     """One retriever over several memories of one namespace, fused by reciprocal rank fusion.
 
-    Each memory returns its top ``fetch_k`` Documents; the lists are fused with
+    Each memory returns its top ``fetch_k`` Documents (default ``3 k``, so an item one memory
+    ranks just below ``k`` still counts); the lists are fused with
     RRF(d) = Σ_m w_m / (rrf_k + rank_m(d)) (Cormack et al., SIGIR 2009; ``rrf_k`` = 60 by
-    default, :data:`graphmem.retrievers.fusion.RRF_K`) and the top ``k`` returned. Node ids differ
-    across memories, so in practice the fusion interleaves the memories by rank, ordered by
-    weight; a memory with no results simply contributes nothing. Fused Documents keep their
-    memory's metadata (``score``, ``rank``) and gain ``rrf_score`` and ``ranks``. The async path
-    recalls all memories concurrently.
+    default, :data:`graphmem.retrievers.fusion.RRF_K`) on the documents' ``fusion_key`` — the same
+    conversation turn found by state memory (an Event) and associative memory (an Episode) is one
+    document — and the top ``k`` returned. A memory with no results simply contributes nothing.
+    Fused Documents keep their memory's metadata (``score``, ``rank``) and gain ``rrf_score`` and
+    ``ranks``. The async path recalls all memories concurrently.
 
     Args:
         graph_memory, namespace, k: as :class:`GraphMemoryRetriever`.
-        memories: which registered memories to fuse (default: every registered memory, in
-            registry order; ties go to the earlier one).
-        fetch_k: documents asked from each memory (default ``k``).
+        memories: which registered memories to fuse (default: those holding data in the
+            namespace when the call is made, in registry order — a conversation question is not
+            sent to a memory of task outcomes that is empty; ties go to the earlier one).
+        fetch_k: documents asked from each memory (default ``3 k``, at most 200).
         rrf_k: the RRF constant (> 0).
         weights: per-memory RRF weight (default 1.0 each).
         recall_kwargs: per-memory recall options, e.g. ``{"state": {"max_rounds": 2}}``
@@ -350,21 +355,22 @@ class CombinedGraphMemoryRetriever(_NamespacedRetriever):
             rrf_k ≤ 0; negative weights.
     """
 
-    memories: tuple[str, ...] = Field(default_factory=memory_names, min_length=1, frozen=True)
+    memories: tuple[str, ...] | None = Field(None, min_length=1, frozen=True)
     fetch_k: int | None = Field(None, ge=1, le=MAX_K)
     rrf_k: int = Field(RRF_K, gt=0)
     weights: dict[str, float] = Field(default_factory=dict)
     recall_kwargs: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
-    _members: list[GraphMemoryRetriever] = PrivateAttr(default_factory=list)
+    _members: dict[str, GraphMemoryRetriever] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
     def _check(self) -> CombinedGraphMemoryRetriever:
-        if len(set(self.memories)) != len(self.memories):
-            raise ValueError(f"memories repeat: {list(self.memories)!r}")
-        for name in (*self.memories, *self.weights, *self.recall_kwargs):
+        chosen = self.memories if self.memories is not None else memory_names()
+        if len(set(chosen)) != len(chosen):
+            raise ValueError(f"memories repeat: {list(chosen)!r}")
+        for name in (*chosen, *self.weights, *self.recall_kwargs):
             _check_memory(name)
-        stray = sorted((set(self.weights) | set(self.recall_kwargs)) - set(self.memories))
+        stray = sorted((set(self.weights) | set(self.recall_kwargs)) - set(chosen))
         if stray:
             raise ValueError(f"weights/recall_kwargs name memories not fused: {stray!r}")
         for name, options in self.recall_kwargs.items():
@@ -373,34 +379,45 @@ class CombinedGraphMemoryRetriever(_NamespacedRetriever):
             raise ValueError(f"weights must be >= 0, got {self.weights!r}")
         return self
 
-    def model_post_init(self, context: Any) -> None:
-        super().model_post_init(context)
-        self._members = [
-            GraphMemoryRetriever(graph_memory=self._graph, memory=name, namespace=self.namespace,
-                                 k=self.fetch_k or self.k,
-                                 recall_kwargs=self.recall_kwargs.get(name, {}))
-            for name in self.memories
-        ]
+    def _member(self, name: str) -> GraphMemoryRetriever:
+        member = self._members.get(name)
+        if member is None:
+            member = GraphMemoryRetriever(graph_memory=self._graph, memory=name,
+                                          namespace=self.namespace, k=self.k,
+                                          recall_kwargs=self.recall_kwargs.get(name, {}))
+            self._members[name] = member
+        return member
 
-    def _fuse(self, lists: list[list[Document]], k: int) -> list[Document]:
-        weights = [self.weights.get(m, 1.0) for m in self.memories]
+    def members(self) -> list[GraphMemoryRetriever]:
+        """The per-memory retrievers of this call: ``memories``, else the memories holding data
+        in the namespace now (:func:`graphmem.agent.recall.memories_with_data`, cached briefly)."""
+        from graphmem.agent.recall import default_memories
+
+        names = self.memories if self.memories is not None else default_memories(self._graph)
+        return [self._member(name) for name in names]
+
+    def _fuse(self, members: list[GraphMemoryRetriever], lists: list[list[Document]],
+              k: int) -> list[Document]:
+        weights = [self.weights.get(m.memory, 1.0) for m in members]
         lists = [select_documents(docs, self.score_threshold, self._filter) for docs in lists]
         return reciprocal_rank_fusion(lists, k=self.rrf_k, weights=weights)[:k]
 
     def _fetch(self, k: int) -> int:
-        fetch = max(self.fetch_k or k, 1)
+        fetch = max(self.fetch_k or min(MAX_K, FETCH_FACTOR * k), 1)
         return min(MAX_K, fetch * OVERFETCH) if self._selecting else fetch
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
                                 **kwargs: Any) -> list[Document]:
         k = self._k_of(kwargs)
-        lists = [m.recall_documents(query, self._fetch(k)) for m in self._members]
-        return self._fuse(lists, k)
+        members = self.members()
+        lists = [m.recall_documents(query, self._fetch(k)) for m in members]
+        return self._fuse(members, lists, k)
 
     async def _aget_relevant_documents(self, query: str, *,
                                        run_manager: AsyncCallbackManagerForRetrieverRun,
                                        **kwargs: Any) -> list[Document]:
         k = self._k_of(kwargs)
+        members = self.members()
         lists = await asyncio.gather(*(m.arecall_documents(query, self._fetch(k))
-                                       for m in self._members))
-        return self._fuse(list(lists), k)
+                                       for m in members))
+        return self._fuse(members, list(lists), k)

@@ -8,14 +8,21 @@ Relationship types::
     (:Episode)-[:NEXT_EPISODE]->(:Episode)        the conversation's timeline
     (:SemanticUnit)-[:DERIVED_FROM]->(:Episode)   a stable fact and the turns it came from
     (:Theme)-[:GROUPS]->(:Episode)                abstraction layer
+    (:Episode)-[:NEXT_TURN]->(:Episode)           the next turn of the same session (retrieval)
 
-Extra indexes (migration V0040): ``Cue(namespace, text)``, ``Tag(namespace, cue_id, text)``,
-``Episode(namespace, source_id)``.
+Cues and tags are matched by text and carry no vector (a cue's ``contents`` counts the episodes
+it leads to; a tag's ``terms`` are its analyzed words). An Episode is a retrieval unit of
+:mod:`graphmem.retrieval` (lexical properties, ``prev_id``/``next_id``, the window ``embedding``).
+
+Extra indexes: ``Cue(namespace, text)``, ``Tag(namespace, cue_id, text)``,
+``Episode(namespace, source_id)`` (V0040); the engine's full-text index and
+``Episode(namespace, lexical_length)`` (V0050), ``Episode(namespace, speaker)`` (V0060).
 """
 
 from __future__ import annotations
 
-from neomodel import DateTimeProperty, IntegerProperty, RelationshipTo, StringProperty
+from neomodel import (BooleanProperty, DateTimeProperty, IntegerProperty, RelationshipTo,
+                      StringProperty)
 
 from graphmem.schema.base import GraphmemNode, embedding_property
 
@@ -26,17 +33,17 @@ class Cue(GraphmemNode):
 
     text = StringProperty(required=True)
     kind = StringProperty(choices={k: k for k in ("entity", "attribute", "time", "action", "keyword")})
-    embedding = embedding_property()
+    contents = IntegerProperty()
     has_tag = RelationshipTo("Tag", "HAS_TAG")
 
 
 class Tag(GraphmemNode):
-    """A tag g: how its cue leads to contents; unique per (cue_id, text); embedded as
-    ``"<cue text> | <tag text>"``."""
+    """A tag g: how its cue leads to contents; unique per (cue_id, text); routed by its analyzed
+    ``terms``."""
 
     text = StringProperty(required=True)
     cue_id = StringProperty(required=True)
-    embedding = embedding_property()
+    terms = StringProperty()
     leads_to_episode = RelationshipTo("Episode", "LEADS_TO")
     leads_to_semantic_unit = RelationshipTo("SemanticUnit", "LEADS_TO")
 
@@ -51,8 +58,17 @@ class Episode(GraphmemNode):
     session = StringProperty()
     position = IntegerProperty()
     occurred_at = DateTimeProperty()
+    lexical_text = StringProperty()
+    lexical_terms = StringProperty()
+    lexical_length = IntegerProperty()
+    ns_token = StringProperty()
+    is_cue = BooleanProperty()
+    is_smalltalk = BooleanProperty()
+    prev_id = StringProperty()
+    next_id = StringProperty()
     embedding = embedding_property()
     next_episode = RelationshipTo("Episode", "NEXT_EPISODE")
+    next_turn = RelationshipTo("Episode", "NEXT_TURN")
 
 
 class SemanticUnit(GraphmemNode):

@@ -1,9 +1,7 @@
-"""Evaluation of the state memory on real data (no LLM).
+"""Evaluation of the state memory on real data (no LLM). LoCoMo evidence recall of every memory is
+:func:`graphmem.evaluation.locomo.evaluate_locomo` (``graphmem eval``, ``graphmem state eval``).
 
-- :func:`evaluate_locomo` — LoCoMo evidence recall@k (k = 5, 10, 20) per question category for
-  the state memory and for a plain vector-RAG baseline over the raw turns (same Neo4j, same
-  embedder, same ``"speaker: text"`` embedding text, one namespace per conversation).
-  recall@k of a question = |evidence ∩ first k source ids| / |evidence|, averaged.
+- :func:`recall_at` — the per-question metric: |evidence ∩ first k source ids| / |evidence|;
 - :func:`evaluate_memconflict` — probes built from MemConflict's structured fields: current
   value at rank 1 after dated updates (dynamic), earlier values reachable as history, the true
   claim kept at rank 1 after a false contradiction (static), the right value per condition
@@ -13,18 +11,13 @@
 from __future__ import annotations
 
 import logging
-import time
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from typing import TYPE_CHECKING
-
-from graphmem.conversations import Conversation, read_conversations, read_locomo
-from graphmem.names import node_id
+from graphmem.conversations import read_conversations
 from graphmem.state.extraction import normalize_value
-from graphmem.state.store import StateStore
 
 if TYPE_CHECKING:
     from graphmem.facade import GraphMemory
@@ -39,81 +32,6 @@ def recall_at(ranked: Sequence[str], evidence: Sequence[str], k: int) -> float:
     """Fraction of ``evidence`` ids among the first ``k`` of ``ranked`` (1.0 when no evidence)."""
     gold = set(evidence)
     return len(gold & set(ranked[:k])) / len(gold) if gold else 1.0
-
-
-def _summarise(per_q: list[tuple[int, dict[int, float]]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    groups: dict[str, list[dict[int, float]]] = defaultdict(list)
-    for cat, rec in per_q:
-        groups[CATEGORY_NAMES.get(cat, str(cat))].append(rec)
-        groups["overall"].append(rec)
-    for name, recs in groups.items():
-        out[name] = {f"recall@{k}": round(sum(r[k] for r in recs) / len(recs), 4) for k in KS}
-        out[name]["questions"] = len(recs)
-    return out
-
-
-def _baseline_ingest(mem: GraphMemory, conv: Conversation) -> None:
-    """The raw turns as plain embedded Event nodes in ``mem``'s namespace (the vector baseline)."""
-    embedder, namespace = mem.embedder, mem.namespace
-    texts = [f"{t.speaker}: {t.text}" for t in conv.turns]
-    vecs = embedder.embed_documents(texts)
-    rows = [{"id": node_id(namespace, "turn", conv.id, t.source_id), "conversation": conv.id,
-             "text": t.text, "speaker": t.speaker, "source_ids": [t.source_id],
-             "occurred_at": t.timestamp, "embedding": [float(x) for x in v]}
-            for t, v in zip(conv.turns, vecs, strict=True)]
-    for start in range(0, len(rows), 500):
-        mem.query("state/merge_baseline_turns", rows=rows[start:start + 500])
-
-
-def evaluate_locomo(mem: GraphMemory, path: str | Path,
-                    prefix: str = "eval-state", keep: bool = False, max_questions: int | None = None,
-                    ) -> dict[str, Any]:
-    """LoCoMo evidence recall@5/10/20 per category: state memory vs vector baseline.
-
-    Each conversation goes into ``<prefix>-<id>`` (state) and ``<prefix>-base-<id>`` (baseline),
-    both through ``mem.scoped(...)`` (``mem`` is the :class:`~graphmem.facade.GraphMemory`);
-    both are deleted afterwards unless ``keep``. Returns a JSON-ready dict with ``state``,
-    ``baseline`` (per category and overall), ``ingest_seconds`` and ``rounds`` statistics.
-
-    Raises:
-        InputFormatError: malformed file.
-    """
-    conversations = read_locomo(path)
-    per_state: list[tuple[int, dict[int, float]]] = []
-    per_base: list[tuple[int, dict[int, float]]] = []
-    ingest_seconds = 0.0
-    actions: dict[str, int] = defaultdict(int)
-    for conv in conversations:
-        scoped, scoped_base = mem.scoped(f"{prefix}-{conv.id}"), mem.scoped(f"{prefix}-base-{conv.id}")
-        for m in (scoped, scoped_base):
-            m.delete_namespace()
-        memory = scoped.state
-        began = time.monotonic()
-        memory.ingest([conv])
-        ingest_seconds += time.monotonic() - began
-        logger.info("state eval %s: ingested in %.1f s", conv.id, time.monotonic() - began)
-        _baseline_ingest(scoped_base, conv)
-        base_store = StateStore(mem.runner, scoped_base.namespace)
-        qa = conv.qa[:max_questions] if max_questions else conv.qa
-        for item in qa:
-            if not item.evidence:
-                continue
-            run = memory._run(item.question, max(KS), 4, None)  # the whole ranked pool
-            for r in run["rounds"]:
-                actions[r.action] += 1
-            ranked_ids = list(dict.fromkeys(s for h in run["ranked"] for s in h.source_ids))
-            per_state.append((item.category, {k: recall_at(ranked_ids, item.evidence, k) for k in KS}))
-            base_hits = base_store.search_events(mem.embedder.embed_query(item.question), max(KS))
-            base_ids = list(dict.fromkeys(s for h in base_hits for s in h.source_ids))
-            per_base.append((item.category, {k: recall_at(base_ids, item.evidence, k) for k in KS}))
-        if not keep:
-            for m in (scoped, scoped_base):
-                m.delete_namespace()
-    return {"dataset": str(path), "conversations": len(conversations),
-            "state": _summarise(per_state), "baseline": _summarise(per_base),
-            "ingest_seconds": round(ingest_seconds, 1), "controller": "heuristic",
-            "actions": dict(actions)}
 
 
 # ----------------------------------------------------------------------------- MemConflict

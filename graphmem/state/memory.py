@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from dateutil import parser as date_parser
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from graphmem.conversations import Conversation, Format, Turn, read_conversations
 from graphmem.embeddings import Embedder, validate_texts
@@ -31,16 +30,17 @@ from graphmem.documents import item_document, iso, turn_key
 from graphmem.graph.runner import QueryRunner
 from graphmem.llm import LLMUsage
 from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallResult, Round,
-                             check_count)
+                             check_count, check_number)
 from graphmem.names import node_id
-from graphmem.state.dedupe import dedupe_items
+from graphmem.retrieval import HybridSearch, unit_rows
+from graphmem.retrieval.text import analyze
 from graphmem.state.extraction import HeuristicStateExtractor, LLMStateExtractor
 from graphmem.state.models import StateItem, TimeRange
 from graphmem.state.planner import HeuristicStatePlanner, LLMStatePlanner, detect_intent
-from graphmem.state.ranking import fuse_keyword, merge_hit, rank
+from graphmem.retrieval.fusion import FusionParams
+from graphmem.state.recall import GRAPH_WEIGHT, StateRecall
 from graphmem.state.store import StateStore
 from graphmem.state.topics import TopicAssigner, TopicRef, key_phrase
-from graphmem.text import matching_tokens
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -52,14 +52,6 @@ PROGRESS_CHUNK = 25
 
 _MONTHS = ("january february march april may june july august september october november "
            "december").split()
-
-
-def keyword_query(question: str) -> str:
-    """A Lucene OR-query of the question's content words: :func:`graphmem.text.matching_tokens`
-    (word characters of any script, NFC and case-folded, so ``naïve`` and ``東京`` stay whole and
-    need no escaping; ``_`` is not a Lucene operator)."""
-    words = [w for w in matching_tokens(question) if w not in ENGLISH_STOP_WORDS and len(w) > 1]
-    return " OR ".join(dict.fromkeys(words))
 
 
 def time_range_of(question: str) -> TimeRange | None:
@@ -90,6 +82,10 @@ class StateMemory(Memory[StateItem]):
         topic_threshold: cosine in [-1, 1] to join an existing topic (heuristic assignment).
         confirm_threshold: cosine at or above which a new assertion confirms the current state.
         related_threshold: cosine for cross-topic RELATED_EVENT edges; ``related_per_event`` max.
+        fusion: the retrieval engine's fusion parameters (α, β, δ; default
+            :class:`graphmem.retrieval.fusion.FusionParams`), also settable as ``self.fusion``.
+        graph_weight: γ of the graph step of the ``timeline`` / ``cross_topic`` / ``time_range``
+            rounds (default :data:`graphmem.state.recall.GRAPH_WEIGHT`).
     Raises:
         InvalidInputError: bad namespace.
     """
@@ -99,18 +95,16 @@ class StateMemory(Memory[StateItem]):
     def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str = "default",
                  llm: Any | None = None, *, topic_threshold: float = 0.5,
                  confirm_threshold: float = 0.95, related_threshold: float = 0.6,
-                 related_per_event: int = 3):
+                 related_per_event: int = 3, fusion: FusionParams | None = None,
+                 graph_weight: float = GRAPH_WEIGHT):
         super().__init__(runner, embedder, namespace, llm)
+        self.fusion = fusion or FusionParams()
+        self.graph_weight = check_number("graph_weight", graph_weight, low=0.0)
         self.store = StateStore(runner, self.namespace)
         self.topic_threshold = topic_threshold
         self.confirm_threshold = confirm_threshold
         self.related_threshold = related_threshold
         self.related_per_event = related_per_event
-        # retrieval weights (tuned on locomo-dev; see docs/state.md)
-        self.keyword_weight = 0.15
-        self.timeline_decay = 0.9
-        self.related_decay = 0.9
-        self.current_bonus = 0.2
 
     # ================================================================== ingest
     def ingest_file(self, path: str | Path, fmt: Format = "auto", *,
@@ -177,7 +171,12 @@ class StateMemory(Memory[StateItem]):
             return
         extractions = extractor.extract(new_turns)
         event_texts = [f"{t.speaker}: {t.text}" for t in new_turns]
-        event_vecs = self.embedder.embed_documents(event_texts)
+        ordered = sorted(new_turns, key=lambda t: t.position)
+        units = dict(zip([t.source_id for t in ordered],
+                         unit_rows(ordered, None, namespace=self.namespace,
+                                   ids=[self._event_id(conv, t) for t in ordered]), strict=True))
+        event_vecs = self.embedder.embed_documents([units[t.source_id]["window_text"]
+                                                    for t in new_turns])
         extra = sorted({x.assertion for x, et in zip(extractions, event_texts, strict=True)
                         if x.assertion and x.assertion != et}
                        | {x.topic_name or x.topic_key for x in extractions if x.topic_key})
@@ -210,7 +209,9 @@ class StateMemory(Memory[StateItem]):
                 "subject": x.subject, "session": turn.session, "source_ids": [turn.source_id],
                 "occurred_at": turn.timestamp, "seq": turn.position,
                 "sort_key": f"{stamp.strftime('%Y-%m-%dT%H:%M:%S.%f')}|{turn.position:09d}|{event_id}",
-                "embedding": [float(v) for v in vec], "topic_id": topic.id})
+                "embedding": [float(v) for v in vec], "topic_id": topic.id,
+                **{key: value for key, value in units[turn.source_id].items()
+                   if key not in ("window_text", "embedding")}})
             links.append((topic.id, event_id))
             if x.assertion:
                 svec = extra_vecs.get(x.assertion, vec)
@@ -234,127 +235,77 @@ class StateMemory(Memory[StateItem]):
             [e["id"] for e in events], self.related_threshold, self.related_per_event)
 
     # ================================================================== recall
-    def recall(self, query: str, k: int = 10, *, max_rounds: int = 4,
+    def recall(self, query: str, k: int = 10, *, max_rounds: int = 2,
                planner: Any | None = None) -> RecallResult[StateItem]:
-        """Intent-guided multi-round retrieval (EMIR² §3.3).
+        """Intent-guided multi-round retrieval (EMIR² §3.3) on the retrieval engine.
+
+        Round 1 (``search_events``): :class:`graphmem.retrieval.HybridSearch` over the namespace's
+        Events (per-namespace BM25 + window-vector cosine, session-neighbour and entity steps; one
+        query). Each later round runs the action the planner picks for the question's intent, one
+        query each (:mod:`graphmem.state.recall`): the state layer (``search_states``,
+        ``current_state``, ``state_history``), the topic chain (``timeline``), related events of
+        other topics (``cross_topic``) or a date range the question names (``time_range``); the
+        engine re-ranks the same candidates. Stops at ``stop`` or when the budget is spent.
 
         Args:
             query: the question (non-empty).
             k: items to return (1..200).
-            max_rounds: round budget (1..8).
+            max_rounds: round budget including the first (1..8).
             planner: override (an object with ``name``, ``usage`` and ``choose(...)``); default
                 :class:`LLMStatePlanner` when ``llm`` is set, else :class:`HeuristicStatePlanner`.
         Returns:
-            :class:`~graphmem.memory.RecallResult` of :class:`StateItem` (events and states)
-            ranked by fused score, one item per evidence (an Event and a State with the same
-            text and source ids give one item, the other's id in ``also``); ``rounds`` lists each round's action, reason and the ids it
-            added (``details["intent"]`` on the first); ``timings`` in ms (embed, search, total).
+            :class:`~graphmem.memory.RecallResult` of :class:`StateItem` (events and states) best
+            first, one item per evidence (a state takes its evidence event's place; the event's id
+            is in ``also``); ``rounds`` lists each round's action, reason and the ids it added
+            (``details["intent"]`` on the first); ``timings`` in ms (embed, search, total).
         Raises:
             EmptyTextError: empty question. InvalidInputError: k or max_rounds out of range.
             ControllerError: the LLM planner failed twice.
         """
-        run = self._run(query, k, max_rounds, planner)
-        items = dedupe_items(run["ranked"])[:k]
-        return RecallResult[StateItem](
-            memory=self.name, namespace=self.namespace, query=query, items=items,
-            rounds=run["rounds"], controller=run["planner"].name, llm_usage=run["usage"],
-            timings=run["timings"])
-
-    def _run(self, question: str, k: int, max_rounds: int, planner: Any | None) -> dict[str, Any]:
-        """The rounds of :meth:`recall`, returning the whole ranked pool (evaluation reads it)."""
         began = time.perf_counter()
-        validate_texts([question], what="question")
+        validate_texts([query], what="question")
         check_count("k", k)
         check_count("max_rounds", max_rounds, high=8)
         ctrl = planner or (LLMStatePlanner(self.llm) if self.llm is not None else HeuristicStatePlanner())
-        intent = detect_intent(question)
-        q = self.embedder.embed_query(question)
+        intent = detect_intent(query)
+        q = self.embedder.embed_query(query)
         embedded = time.perf_counter()
-        span = time_range_of(question)
-        pool: dict[str, StateItem] = {}
-        rounds: list[Round] = []
-        breadth = max(3 * k, 30)
+        span = time_range_of(query)
+        search = HybridSearch(self.runner, "Event", self.fusion)
+        row = search.fetch(self.namespace, query, q)
+        terms = analyze(query)
+        pool = max(3 * k, 30)
+        ranked = search.rank(row, terms, pool)
+        units = {u["id"]: u for u in row.get("units") or []}
+        question = PathStep(action="ask", node="question", id="question", text=query[:200])
+        rounds = [Round(number=1, action="search_events", reason="hybrid search over events",
+                        added=[c.id for c in ranked[:k]],
+                        details={"intent": intent, **{key: search.last_details.get(key) for key in
+                                                      ("units", "candidates", "dense_mode")}})]
+        state = StateRecall(self.runner, self.namespace, search, self.graph_weight)
         while len(rounds) < max_rounds:
-            hits_now = rank(pool.values())
-            choice = ctrl.choose(question, intent, rounds, hits_now, span is not None)
-            details = {"intent": intent} if not rounds else {}
+            so_far = state.items(ranked, units, k, question)
+            choice = ctrl.choose(query, intent, rounds, so_far, span is not None)
             if choice.action == "stop":
-                rounds.append(Round(number=len(rounds) + 1, action="stop", reason=choice.reason,
-                                    details=details))
+                rounds.append(Round(number=len(rounds) + 1, action="stop", reason=choice.reason))
                 break
-            added = self._act(choice.action, question, q, span, pool, hits_now, breadth)
+            if choice.action == "search_events":
+                added, details = [], {"note": "events already searched"}
+            else:
+                ranked, added, details = state.act(choice.action, row, terms, ranked, pool, span)
             rounds.append(Round(number=len(rounds) + 1, action=choice.action, reason=choice.reason,
                                 added=added, details=details))
             logger.debug("state recall round %d: %s added %d", len(rounds), choice.action, len(added))
-        ranked = rank(pool.values())
-        question_step = PathStep(action="ask", node="question", id="question", text=question[:200])
-        for hit in ranked:
-            hit.path = [question_step, *hit.path]
+        items = state.items(ranked, units, k, question)
         usage = LLMUsage()
         usage.merge(ctrl.usage)
         done = time.perf_counter()
-        timings = {"embed": round((embedded - began) * 1000, 3),
-                   "search": round((done - embedded) * 1000, 3),
-                   "total": round((done - began) * 1000, 3)}
-        return {"ranked": ranked, "rounds": rounds, "planner": ctrl, "intent": intent,
-                "usage": self._account(usage), "timings": timings}
-
-    def _act(self, action: str, question: str, q: Any, span: TimeRange | None,
-             pool: dict[str, StateItem], hits_now: list[StateItem], breadth: int) -> list[str]:
-        added: list[str] = []
-
-        def put(hit: StateItem, *via: PathStep) -> None:
-            hit.path = [*via, PathStep(action=action, node=hit.kind, id=hit.id, text=hit.text[:120])]
-            if merge_hit(pool, hit, action):
-                added.append(hit.id)
-
-        top_events = [h for h in hits_now if h.kind == "event"][:5]
-        if action == "search_events":
-            dense = self.store.search_events(q, breadth)
-            keyword = self.store.keyword_events(keyword_query(question), breadth)
-            fused = fuse_keyword({h.id: h.score for h in dense}, {h.id: h.score for h in keyword},
-                                 self.keyword_weight)
-            by_id = {h.id: h for h in keyword} | {h.id: h for h in dense}
-            for event_id, score in sorted(fused.items(), key=lambda kv: -kv[1])[:breadth]:
-                if event_id in by_id:
-                    hit = by_id[event_id].model_copy()
-                    hit.score = score
-                    put(hit)
-        elif action == "search_states":
-            for hit in self.store.search_states(q, breadth):
-                if hit.current:
-                    hit.score += self.current_bonus
-                elif hit.conflict:
-                    hit.score -= self.current_bonus / 2
-                put(hit)
-        elif action in ("current_state", "state_history"):
-            found = self.store.search_topics(q, 3)
-            topics = {r["id"]: float(r["score"]) for r in found}
-            names = {r["id"]: str(r.get("name") or "") for r in found}
-            states = self.store.topic_states(list(topics), only_current=action == "current_state")
-            for hit in states:
-                base = topics.get(hit.topic_id or "", 0.0)
-                bonus = self.current_bonus if hit.current else (
-                    self.current_bonus / 2 if action == "state_history" else 0.0)
-                hit.score = base + bonus - (0.05 if hit.conflict and not hit.current else 0.0)
-                put(hit, PathStep(action="search_topics", node="topic", id=hit.topic_id or "",
-                                  text=names.get(hit.topic_id or "", "")))
-        elif action == "timeline":
-            parents = {h.id: h.score for h in top_events}
-            trails = {h.id: h.path for h in top_events}
-            for parent, distance, hit in self.store.timeline(list(parents), hops=1):
-                hit.score = parents[parent] * self.timeline_decay ** distance
-                put(hit, *trails[parent])
-        elif action == "cross_topic":
-            parents = {h.id: h.score for h in top_events}
-            trails = {h.id: h.path for h in top_events}
-            for parent, sim, hit in self.store.related(list(parents)):
-                hit.score = parents[parent] * self.related_decay * max(sim, 0.0)
-                put(hit, *trails[parent])
-        elif action == "time_range" and span is not None:
-            for hit in self.store.events_in_range(span.start, span.end, q, breadth):
-                put(hit)
-        return added
+        return RecallResult[StateItem](
+            memory=self.name, namespace=self.namespace, query=query, items=items, rounds=rounds,
+            controller=ctrl.name, llm_usage=self._account(usage),
+            timings={"embed": round((embedded - began) * 1000, 3),
+                     "search": round((done - embedded) * 1000, 3),
+                     "total": round((done - began) * 1000, 3)})
 
     # ================================================================== inspection
     def topic_chain(self, topic_id: str) -> list[dict[str, Any]]:

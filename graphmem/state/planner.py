@@ -33,6 +33,8 @@ _RULES: list[tuple[Intent, re.Pattern[str]]] = [
                             r"which (?:year|month))\b", re.I)),
     ("multi_hop", re.compile(r"\b(both|likely|would|might|in common|all the|what (?:kinds?|types?) of|"
                              r"how many|and)\b", re.I)),
+    # "What is X's job?", "What are her hobbies?": a question about what holds for someone
+    ("current", re.compile(r"^\s*what(?:'s| is| are)\s+(?:\w+'s|his|her|their|my|your)\b", re.I)),
 ]
 
 _PROTOTYPES: dict[Intent, list[str]] = {
@@ -43,7 +45,8 @@ _PROTOTYPES: dict[Intent, list[str]] = {
     "factual": ["What did she say about it?", "What is his job?"],
 }
 
-#: Fixed plan per intent after the first ``search_events`` round (heuristic controller).
+#: Fixed plan per intent (heuristic controller): the engine's ``search_events`` round, then the
+#: expansions the intent needs, in order (a round budget of 2 runs the first one).
 PLANS: dict[Intent, list[Action]] = {
     "current": ["search_events", "current_state", "stop"],
     "history": ["search_events", "state_history", "stop"],

@@ -4,42 +4,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
-import numpy as np
-
 from graphmem.graph.runner import QueryRunner
-from graphmem.state.models import StateItem
 
 logger = logging.getLogger(__name__)
 
-#: Minimum oversampling of vector index queries before namespace filtering.
-MIN_OVERSAMPLE = 500
-
-
-def _dt(value: Any) -> datetime | None:
-    return value.to_native() if hasattr(value, "to_native") else value
-
-
-def _event_hit(row: dict[str, Any], score: float) -> StateItem:
-    return StateItem(kind="event", id=row["id"], text=f"{row.get('speaker') or ''}: {row['text']}".lstrip(": "),
-               score=score, source_ids=list(row.get("source_ids") or []), topic=row.get("topic"),
-               topic_id=row.get("topic_id"),
-               occurred_at=_dt(row.get("occurred_at")), subject=row.get("speaker"))
-
-
-def _state_hit(row: dict[str, Any], score: float) -> StateItem:
-    return StateItem(kind="state", id=row["id"], text=row["content"], score=score,
-               source_ids=list(dict.fromkeys(row.get("source_ids") or [])), topic=row.get("topic"),
-               topic_id=row.get("topic_id"),
-               valid_from=_dt(row.get("valid_from")), valid_to=_dt(row.get("valid_to")),
-               current=row.get("current"), conflict=row.get("conflict"),
-               condition=row.get("condition"), subject=row.get("subject"), value=row.get("value"))
-
 
 class StateStore:
-    """Reads and writes of one namespace's SEMG. Pydantic/dict rows in, :class:`StateItem` out.
+    """Writes and inspection reads of one namespace's SEMG (recall reads through the retrieval
+    engine, :mod:`graphmem.state.recall`); dict rows in and out.
 
     Args:
         runner: the query runner.
@@ -93,65 +67,6 @@ class StateStore:
                                      per_event=per_event)
             total += sum(r["edges"] for r in rows)
         return total
-
-    # ------------------------------------------------------------------ retrieval
-    def search_events(self, embedding: np.ndarray, k: int) -> list[StateItem]:
-        """Top-``k`` events by cosine; index query oversampled, exact scan when starved."""
-        vec = [float(x) for x in embedding]
-        rows = self.runner.read("state/search_events", namespace=self.namespace, embedding=vec,
-                                oversample=max(k * 10, MIN_OVERSAMPLE), k=k)
-        if len(rows) < k:
-            rows = self.runner.read("state/scan_events", namespace=self.namespace, embedding=vec, k=k)
-        return [_event_hit(r, float(r["score"])) for r in rows]
-
-    def keyword_events(self, query: str, k: int) -> list[StateItem]:
-        """Events matching a Lucene query made only of word tokens; ``score`` is BM25 (>= 0)."""
-        if not query.strip():
-            return []
-        rows = self.runner.read("state/fulltext_events", namespace=self.namespace, query=query, k=k)
-        return [_event_hit(r, float(r["score"])) for r in rows]
-
-    def search_topics(self, embedding: np.ndarray, k: int) -> list[dict[str, Any]]:
-        """Top-``k`` topics by cosine (index, then exact scan when starved)."""
-        vec = [float(x) for x in embedding]
-        rows = self.runner.read("state/search_topics", namespace=self.namespace, embedding=vec,
-                                oversample=max(k * 10, MIN_OVERSAMPLE), k=k)
-        if len(rows) < k:
-            rows = self.runner.read("state/scan_topics", namespace=self.namespace, embedding=vec, k=k)
-        return rows
-
-    def search_states(self, embedding: np.ndarray, k: int) -> list[StateItem]:
-        """Top-``k`` states by cosine, with their evidence source ids."""
-        vec = [float(x) for x in embedding]
-        rows = self.runner.read("state/search_states", namespace=self.namespace, embedding=vec,
-                                oversample=max(k * 10, MIN_OVERSAMPLE), k=k)
-        if len(rows) < k:
-            rows = self.runner.read("state/scan_states", namespace=self.namespace, embedding=vec, k=k)
-        return [_state_hit(r, float(r["score"])) for r in rows]
-
-    def topic_states(self, topic_ids: Sequence[str], only_current: bool) -> list[StateItem]:
-        """States of ``topic_ids`` (score 0; the caller scores them)."""
-        rows = self.runner.read("state/get_topic_states", namespace=self.namespace,
-                                topic_ids=list(topic_ids), only_current=only_current)
-        return [_state_hit(r, 0.0) for r in rows]
-
-    def timeline(self, event_ids: Sequence[str], hops: int) -> list[tuple[str, int, StateItem]]:
-        """``(parent id, distance, hit)`` for chain neighbours within ``hops`` (1..3)."""
-        rows = self.runner.read("state/get_timeline", namespace=self.namespace,
-                                event_ids=list(event_ids), hops=hops)
-        return [(r["parent"], int(r["distance"]), _event_hit(r, 0.0)) for r in rows]
-
-    def related(self, event_ids: Sequence[str]) -> list[tuple[str, float, StateItem]]:
-        """``(parent id, similarity, hit)`` over RELATED_EVENT edges."""
-        rows = self.runner.read("state/get_related_events", namespace=self.namespace,
-                                event_ids=list(event_ids))
-        return [(r["parent"], float(r["similarity"]), _event_hit(r, 0.0)) for r in rows]
-
-    def events_in_range(self, start: datetime, end: datetime, embedding: np.ndarray, k: int) -> list[StateItem]:
-        """Events inside ``[start, end]`` ranked by cosine."""
-        rows = self.runner.read("state/find_events_in_range", namespace=self.namespace, start=start,
-                                end=end, embedding=[float(x) for x in embedding], k=k)
-        return [_event_hit(r, float(r["score"])) for r in rows]
 
     # ------------------------------------------------------------------ inspection
     def topic_chain(self, topic_id: str) -> list[dict[str, Any]]:

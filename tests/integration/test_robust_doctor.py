@@ -41,12 +41,12 @@ def test_doctor_lists_and_repairs_bad_embeddings(runner, tq, namespace, other_na
     other_before = snapshot(tq, other_namespace)
     event_id, event = _first(tq, namespace, "Event")
     episode_id, _ = _first(tq, namespace, "Episode")
-    tag_id, _ = _first(tq, namespace, "Tag")
+    topic_id, _ = _first(tq, namespace, "Topic")
     bad = {("Query", ids["query"]): ([math.nan] * 384, "non_finite"),
            ("Insight", ids["insight"]): ([0.0] * 384, "zero"),
            ("Event", event_id): ([0.1] * 768, "wrong_width"),
            ("Episode", episode_id): (None, "missing"),
-           ("Tag", tag_id): ([math.inf] + [0.1] * 383, "non_finite")}
+           ("Topic", topic_id): ([math.inf] + [0.1] * 383, "non_finite")}
     for (_, node), (vector, _) in bad.items():
         tq.write("set_embedding", namespace=namespace, id=node, embedding=vector)
 
@@ -55,7 +55,7 @@ def test_doctor_lists_and_repairs_bad_embeddings(runner, tq, namespace, other_na
         key: problem for key, (_, problem) in bad.items()}
     assert not found.ok and found.bad == 5 and found.remaining == 5
     assert {(s.label, s.bad) for s in found.summary} == {
-        ("Query", 1), ("Insight", 1), ("Event", 1), ("Episode", 1), ("Tag", 1)}
+        ("Query", 1), ("Insight", 1), ("Event", 1), ("Episode", 1), ("Topic", 1)}
     assert next(f.width for f in found.findings if f.problem == "wrong_width") == 768
 
     fixed = check_embeddings(runner, embedder, namespace, repair=True, batch_size=2)

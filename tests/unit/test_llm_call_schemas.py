@@ -79,7 +79,7 @@ def test_associative_schemas() -> None:
     with pytest.raises(ControllerError, match="is not one of"):
         LLMCueExtractor(SchemaRecordingModel(responses=[bad, bad])).extract([episode])
     assert SchemaRecordingModel.seen == [schema]
-    cands = [TagCandidate(cue_id="c", cue_text="ann", tag_id=f"t{i}", tag_text="x", cosine=0.5,
+    cands = [TagCandidate(cue_id="c", cue_text="ann", tag_id=f"t{i}", tag_text="x", relevance=0.5,
                           score=0.5) for i in range(2)]
     ok = tool_reply("LLMRouting", {"selected": [2], "sufficient": True})
     decision = LLMAssociativeRouter(SchemaRecordingModel(responses=[ok]), LLMUsage()).route(

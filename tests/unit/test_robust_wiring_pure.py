@@ -26,7 +26,6 @@ from graphmem.names import MAX_KEY_BYTES
 from graphmem.retrievers import InsightRetriever, StateRetriever
 from graphmem.retrievers.retrievers import select_documents
 from graphmem.state import StateMemory
-from graphmem.state.memory import keyword_query
 from graphmem.state.topics import TopicAssigner, TopicRef
 
 UTC = timezone.utc
@@ -94,11 +93,14 @@ def test_non_finite_trajectory_scores_are_refused(tmp_path: Path) -> None:
         read_trajectories_generic(path)
 
 
-def test_nfd_cue_and_keyword_query_keep_the_word() -> None:
+def test_nfd_cue_and_lexical_terms_keep_the_word() -> None:
+    from graphmem.retrieval.text import analyze
+
     nfd = unicodedata.normalize("NFD", "naïve")
     assert normalise_cue(nfd) == normalise_cue("naïve") == "naïve"
     assert normalise_cue(f"The {nfd} Café's") == "naïve café"
-    assert keyword_query(f"Is the {nfd} plan in 東京 ready?") == "naïve OR plan OR 東京 OR ready"
+    assert analyze(unicodedata.normalize("NFC", f"Is the {nfd} plan in 東京 ready?")) == [
+        "naïve", "plan", "東京", "ready"]
 
 
 def test_memories_wrap_their_embedder_once() -> None:
@@ -129,21 +131,27 @@ def test_topic_of_another_width_is_skipped() -> None:
 
 def _state_script() -> dict:
     event = {"id": "e1", "text": "I work as a nurse.", "speaker": "Ann", "source_ids": ["d1"],
-             "occurred_at": None, "topic_id": "t1", "topic": "Ann: job", "score": 0.9}
-    state = {"id": "s1", "content": "Ann:  I work as a NURSE.", "value": "nurse",
+             "lexical_terms": "ann work nurse", "is_cue": False, "is_smalltalk": False,
+             "prev_id": None, "next_id": None, "via_lexical": True, "via_dense": True,
+             "dense": 0.6, "occurred_at": None, "topic_id": "t1", "conversation": "c",
+             "session": "s1"}
+    unit_row = {"n_units": 1, "avg_length": 3.0, "dfs": [["ann", 1], ["job", 0]],
+                "dense_mode": "exact", "speakers": [["Ann", 1]], "units": [event]}
+    state = {"id": "s1", "content": "Ann works as a nurse", "value": "nurse",
              "condition": None, "subject": "Ann", "valid_from": None, "valid_to": None,
              "conflict": False, "current": True, "topic_id": "t1", "topic": "Ann: job",
-             "source_ids": ["d1"], "score": 0.5}
-    return {"state/search_events": [event], "state/scan_events": [event],
-            "state/search_states": [state], "state/scan_states": [state]}
+             "evidence": ["e1"], "source_ids": ["d1"]}
+    return {"retrieval/search_units@Event": [unit_row], "state/expand_states": [state]}
 
 
 def test_state_recall_returns_one_item_per_evidence() -> None:
-    mem = StateMemory(FakeRunner(_state_script()), HashEmbedder(), "ns")
+    runner = FakeRunner(_state_script())
+    mem = StateMemory(runner, HashEmbedder(), "ns")
     result = mem.recall("What is Ann's job?", k=5)
     texts = [i.text for i in result.items]
     assert len(texts) == 1, texts
-    assert result.items[0].also in (["s1"], ["e1"])
+    assert runner.names() == ["retrieval/search_units@Event", "state/expand_states"]
+    assert result.items[0].kind == "state" and result.items[0].also == ["e1"]
     doc = mem.documents(result)[0]
     assert doc.metadata["provenance"]["also"] == result.items[0].also
     assert result.items[0].also[0] in doc.metadata["node_ids"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
 from fake_runner import FakeRunner, HashEmbedder
 
 from graphmem.associative import AssociativeMemory
@@ -11,8 +12,9 @@ from graphmem.conversations import Conversation, Turn
 
 WRITES = ["associative/merge_episodes", "associative/link_episode_timeline",
           "associative/merge_cues", "associative/merge_tags", "associative/link_tag_episodes",
-          "associative/merge_semantic_units", "associative/link_tag_semantic_units",
-          "associative/merge_themes"]
+          "associative/count_cue_contents", "associative/refresh_session_tail",
+          "associative/set_episode_embeddings", "associative/merge_semantic_units",
+          "associative/link_tag_semantic_units", "associative/merge_themes"]
 
 
 def _conversation() -> Conversation:
@@ -39,6 +41,13 @@ def test_ingest_sends_one_transaction_and_reports_the_database_answer() -> None:
     assert report.details["cue_tag_content_triples"] > 0
     episodes = dict(runner.calls)["associative/merge_episodes"]["rows"]
     assert [r["source_id"] for r in episodes] == ["D1:1", "D1:2"]
+    assert [(r["prev_id"] is None, r["next_id"] is None) for r in episodes] == [(True, False),
+                                                                              (False, True)]
+    assert "lexical_terms" in episodes[0] and "embedding" not in episodes[0]
+    vectors = dict(runner.calls)["associative/set_episode_embeddings"]["rows"]
+    assert [r["id"] for r in vectors] == [r["id"] for r in episodes]
+    counts = dict(runner.calls)["associative/count_cue_contents"]["rows"]
+    assert counts and all(r["added"] >= 1 for r in counts)
 
 
 def test_reingest_skips_a_stored_conversation() -> None:
@@ -48,19 +57,36 @@ def test_reingest_skips_a_stored_conversation() -> None:
     assert runner.transactions == [] and report.created == {} and report.skipped == {"turn": 2}
 
 
+def _unit(i: int) -> dict:
+    return {"id": f"ep{i}", "text": f"Caroline: turn {i} pottery", "source_ids": [f"D1:{i}"],
+            "lexical_terms": f"caroline turn {i} pottery", "speaker": "Caroline",
+            "is_cue": False, "is_smalltalk": False, "prev_id": f"ep{i - 1}" if i else None,
+            "next_id": f"ep{i + 1}" if i < 7 else None, "via_lexical": True, "via_dense": True,
+            "dense": 0.9 - i / 100, "conversation": "conv-1", "occurred_at": None,
+            "session": "s1", "topic_id": None}
+
+
 def test_recall_cuts_at_k_and_numbers_rounds_from_the_seed() -> None:
-    rows = [{"id": f"ep{i}", "kind": "episode", "text": f"Caroline: turn {i}",
-             "source_ids": [f"D1:{i}"], "conversation_id": "conv-1", "occurred_at": None,
-             "score": 0.9 - i / 100} for i in range(8)]
-    runner = FakeRunner({
-        "associative/count_structure": [{"episodes": 8, "cues": 0, "tags": 0, "semantic_units": 0,
-                                         "themes": 0, "has_tag": 0, "leads_to": 0,
-                                         "next_episode": 7, "derived_from": 0, "groups": 0}],
-        "associative/search_episodes": rows, "associative/search_episodes_exact": rows})
+    row = {"n_units": 8, "avg_length": 4.0, "dfs": [["caroline", 8], ["pottery", 8]],
+           "dense_mode": "exact", "speakers": [["Caroline", 8]], "units": [_unit(i) for i in range(8)]}
+    cue = {"cue_id": "c1", "cue_text": "pottery", "kind": "keyword", "contents": 1,
+           "source": "question",
+           "tags": [{"id": "g1", "text": "about: caroline pottery", "words": ["caroline", "pottery"],
+                     "hits": 1, "contents": [{"id": "ep7", "kind": "episode", "text": "t",
+                                              "episode_id": "ep7"}]}]}
+    runner = FakeRunner({"retrieval/search_units@Episode": [row],
+                         "associative/reconstruct_round": [cue]})
     result = AssociativeMemory(runner, HashEmbedder(), "ns-unit").recall(
-        "What did Caroline do?", k=5, max_rounds=2)
-    assert [i.id for i in result.items] == ["ep0", "ep1", "ep2", "ep3", "ep4"]
-    assert result.rounds[0].number == 0 and result.rounds[0].action == "seed"
+        "What pottery did Caroline do?", k=8, max_rounds=2)
+    assert runner.names() == ["retrieval/search_units@Episode", "associative/reconstruct_round"]
+    lifted = next(i for i in result.items if i.id == "ep7")  # last by its own score
+    # graph step = γ · w(c) · x_question = 0.25 · 1 · (0.55 - 0.275): the cue leads only to ep7
+    assert lifted.graph_score == pytest.approx(0.25 * 0.275) and lifted.found_by[-1] == "cue_tag_to_content"
+    assert [p.action for p in lifted.path][-3:] == [
+        "question_cue_text", "cue_to_tag", "cue_tag_to_content"]
+    assert [(r.number, r.action) for r in result.rounds] == [(1, "seed"), (2, "cue_to_tag")]
     assert result.rounds[-1].details["stop"] is True
     assert all(i.source_ids and i.path[0].node == "question" for i in result.items)
     assert result.items[0].score >= result.items[-1].score
+    assert AssociativeMemory(runner, HashEmbedder(), "ns-unit").recall(
+        "What pottery?", k=3, max_rounds=1).rounds[-1].number == 1

@@ -1,4 +1,4 @@
-"""Reconstruction state S = (Z, H), heuristic scores, RRF, routers, themes, recall metric."""
+"""Reconstruction scores, state and routers; themes; the trace as rounds (pure)."""
 
 from __future__ import annotations
 
@@ -8,81 +8,69 @@ import numpy as np
 import pytest
 from fakes import ScriptedChatModel, tool_reply
 
-from graphmem.associative.evaluation import Accumulator, evidence_recall
-from graphmem.associative.models import AssociativeItem, Evidence
 from graphmem.associative.ranking import to_rounds
-from graphmem.memory import PathStep, RecallResult
 from graphmem.associative.reconstruction import (
-    ActiveCue,
+    ReconstructionConfig,
     ReconstructionState,
-    backward_cue_weight,
-    idf,
-    rrf_fuse,
+    question_cue_texts,
     select_top,
-    tag_score,
+    specificity,
+    tag_relevance,
 )
 from graphmem.associative.routing import HeuristicAssociativeRouter, LLMAssociativeRouter, TagCandidate
 from graphmem.associative.themes import group_themes
 from graphmem.errors import ControllerError
 from graphmem.llm import LLMUsage
+from graphmem.memory import PathStep
 
-STEP = PathStep(action="vector_seed", node="question", id="question", text="q")
-
-
-def test_idf_downweights_frequent_cues() -> None:
-    assert idf(1, 1000) == pytest.approx(1.0, abs=1e-3) or idf(1, 1000) > 0.99
-    assert idf(500, 1000) == pytest.approx(math.log(3) / math.log(1001))
-    assert idf(5, 0) == 1.0
-    assert tag_score(0.5, -0.2) == 0.0 and tag_score(0.5, 0.8) == pytest.approx(0.4)
-    assert backward_cue_weight(0.8, 1, 0, 0.5) == pytest.approx(0.4)
+STEP = PathStep(action="question_cue_text", node="cue", id="c1", text="pottery")
 
 
-def test_state_graph_score_sums_best_path_per_cue() -> None:
+def test_specificity_downweights_cues_that_lead_everywhere() -> None:
+    assert specificity(1, 1000) == pytest.approx(1.0)
+    assert specificity(500, 1000) == pytest.approx(math.log(2) / math.log(1000))
+    assert specificity(1000, 1000) == 0.0 and specificity(3, 1) == 0.0 and specificity(0, 10) == 0.0
+
+
+def test_tag_relevance_is_the_share_of_question_terms() -> None:
+    assert tag_relevance(["caroline", "went", "pottery"], ["pottery", "class"]) == pytest.approx(1 / 3)
+    assert tag_relevance([], ["x"]) == 0.0
+    assert question_cue_texts(["pottery", "", "pottery", "class"]) == ["pottery", "class"]
+
+
+def test_state_keeps_the_best_path_per_content() -> None:
     state = ReconstructionState()
-    row = {"id": "e1", "kind": "episode", "text": "t", "source_ids": ["D1:1"], "score": 0.5}
-    ev, new = state.add_content(row, [STEP], 1, 1.0, "c1", 0.2)
-    assert new and ev.score == pytest.approx(0.7)
-    _, new = state.add_content(row, [STEP], 2, 1.0, "c1", 0.1)  # weaker path of the same cue
-    assert not new and ev.graph_score == pytest.approx(0.2)
-    state.add_content(row, [STEP], 2, 1.0, "c2", 0.3)  # a second cue meeting in e1 adds up
-    assert ev.graph_score == pytest.approx(0.5) and ev.score == pytest.approx(1.0)
-    assert ev.round == 1 and ev.path == [STEP]
-    state.add_content({**row, "id": "e2", "score": 0.1}, [STEP], 1, 1.0)
-    assert state.top_ids(1) == ["e1"] and state.kth_score(2) == pytest.approx(0.1)
-    assert state.kth_score(3) == float("-inf")
+    assert state.reach("e1", 0.2, "question", [STEP])
+    assert not state.reach("e1", 0.1, "e9", [STEP])  # a weaker path changes nothing
+    assert state.reach("e1", 0.3, "e9", [STEP, STEP])
+    assert state.graph["e1"] == (0.3, "e9") and len(state.paths["e1"]) == 2
 
 
-def test_activate_is_novelty() -> None:
-    state = ReconstructionState()
-    assert state.activate(ActiveCue(id="c", text="x", weight=1.0))
-    assert not state.activate(ActiveCue(id="c", text="x", weight=1.0))
-
-
-def test_rrf_and_select_top() -> None:
-    fused = rrf_fuse([["a", "b"], ["b", "c"]], [1.0, 1.0], k=60)
-    assert fused["b"] == pytest.approx(1 / 62 + 1 / 61)
-    assert max(fused, key=fused.get) == "b"
-    assert select_top([("x", 1.0), ("y", 2.0), ("a", 1.0)], 2) == ["y", "a"]
+def test_config_defaults_are_the_documented_ones() -> None:
+    cfg = ReconstructionConfig()
+    assert (cfg.steps, cfg.graph_weight, cfg.hub_share, cfg.tag_beam) == (1, 0.25, 0.05, 16)
+    assert select_top([("x", 1.0), ("y", 2.0), ("a", 1.0), ("y", 0.5)], 2) == ["y", "a"]
 
 
 def _candidates() -> list[TagCandidate]:
     return [TagCandidate(cue_id="c", cue_text="caroline", tag_id=f"t{i}", tag_text=f"tag {i}",
-                         cosine=0.1 * i, score=0.1 * i) for i in range(1, 5)]
+                         relevance=0.1 * i, score=0.1 * i) for i in range(0, 5)]
 
 
-def test_heuristic_router_takes_the_beam() -> None:
+def test_heuristic_router_takes_the_beam_of_positive_scores() -> None:
     decision = HeuristicAssociativeRouter(beam=2).route("q", [], _candidates())
     assert decision.tag_ids == ["t4", "t3"] and not decision.sufficient
+    assert HeuristicAssociativeRouter(beam=9).route("q", [], _candidates()).tag_ids == [
+        "t4", "t3", "t2", "t1"]  # t0 shares no term with the question
     assert decision.reason.startswith("heuristic")
 
 
 def test_llm_router_selects_by_number_and_counts_usage() -> None:
     usage = LLMUsage()
     reply = tool_reply("LLMRouting", {"selected": [1, 3], "sufficient": True, "reason": "enough"})
-    evidence = [Evidence(id="e", kind="episode", text="Caroline: hi", source_ids=["D1:1"])]
-    decision = LLMAssociativeRouter(ScriptedChatModel(responses=[reply]), usage).route("q", evidence,
-                                                                              _candidates())
-    assert decision.tag_ids == ["t4", "t2"]  # shown best first: t4, t3, t2, t1
+    decision = LLMAssociativeRouter(ScriptedChatModel(responses=[reply]), usage).route(
+        "q", [], _candidates())
+    assert decision.tag_ids == ["t4", "t2"]  # shown best first: t4, t3, t2, t1, t0
     assert decision.sufficient and decision.reason == "llm: enough"
     assert usage.operations["associative.route"].calls == 1
 
@@ -90,7 +78,7 @@ def test_llm_router_selects_by_number_and_counts_usage() -> None:
 def test_llm_router_out_of_range_twice_raises() -> None:
     usage = LLMUsage()
     bad = tool_reply("LLMRouting", {"selected": [9], "sufficient": False})
-    with pytest.raises(ControllerError, match=r"selected\[0\]: 9 is above the maximum 4"):
+    with pytest.raises(ControllerError, match=r"selected\[0\]: 9 is above the maximum 5"):
         LLMAssociativeRouter(ScriptedChatModel(responses=[bad, bad]), usage).route("q", [], _candidates())
     assert usage.operations["associative.route"].calls == 2
 
@@ -110,32 +98,14 @@ def test_themes_are_deterministic_groups() -> None:
     assert [g.members for g in again] == [g.members for g in groups]
 
 
-def test_recall_metric_and_ranked_source_ids() -> None:
-    assert evidence_recall(["a", "b", "c"], ["c", "d"], 2) == 0.0
-    assert evidence_recall(["a", "b", "c"], ["c", "d"], 3) == 0.5
-    with pytest.raises(ValueError):
-        evidence_recall(["a"], [], 1)
-    acc = Accumulator([1, 2])
-    acc.add("multi_hop", ["a", "b"], ["b"], 2, 0.1)
-    acc.add("temporal", ["a", "b"], ["a"], 1, 0.1)
-    scores = acc.scores(with_rounds=True)
-    assert scores["overall"].recall == {"@1": 0.5, "@2": 1.0} and scores["overall"].rounds == 1.5
-    result = RecallResult[AssociativeItem](query="q", memory="associative", namespace="n", items=[
-        AssociativeItem(id="s", kind="semantic_unit", text="x", score=0.3, source_ids=["D1", "D2"]),
-        AssociativeItem(id="e", kind="episode", text="y", score=0.2, source_ids=["D2"]),
-        AssociativeItem(id="f", kind="episode", text="z", score=0.1, source_ids=["D3"])])
-    assert result.source_ids() == ["D1", "D2", "D3"] and result.source_ids(2) == ["D1", "D2"]
-
-
 def test_trace_becomes_rounds() -> None:
     from graphmem.associative.models import RoundTrace
 
-    rounds = to_rounds([RoundTrace(round=0, new_evidence=["a"], candidates={"vector_seed": 3}),
-                        RoundTrace(round=1, new_evidence=["b"], active_cues=["caroline"],
-                                   candidates={"cue_to_tag": 4, "cue_tag_to_content": 9,
-                                               "theme_to_episode": 2},
-                                   stop=True, stop_reason="no_new_cues")])
-    assert [(r.number, r.action, r.added) for r in rounds] == [(0, "seed", ["a"]),
-                                                              (1, "cue_to_tag", ["b"])]
-    assert rounds[1].details["stop_reason"] == "no_new_cues"
+    rounds = to_rounds([RoundTrace(round=1, new_evidence=["a"], candidates={"units": 3}),
+                        RoundTrace(round=2, new_evidence=["b"], active_cues=["caroline"],
+                                   candidates={"cue_to_tag": 4, "cue_tag_to_content": 9},
+                                   stop=True, stop_reason="step_budget")])
+    assert [(r.number, r.action, r.added) for r in rounds] == [(1, "seed", ["a"]),
+                                                              (2, "cue_to_tag", ["b"])]
+    assert rounds[1].details["stop_reason"] == "step_budget"
     assert rounds[1].details["active_cues"] == ["caroline"] and rounds[1].details["stop"] is True

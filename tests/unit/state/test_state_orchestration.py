@@ -13,59 +13,68 @@ from graphmem.errors import InvalidInputError, UnknownQueryError
 from graphmem.state import StateMemory
 
 
-def _event(eid: str, score: float, sid: str, text: str = "hello") -> dict:
-    return {"id": eid, "text": text, "speaker": "Ann", "source_ids": [sid], "occurred_at": None,
-            "topic_id": "t1", "topic": "Ann: job", "score": score}
+def _unit(eid: str, dense: float, sid: str, terms: str, prev=None, nxt=None) -> dict:
+    return {"id": eid, "text": terms, "speaker": "Ann", "source_ids": [sid],
+            "lexical_terms": terms, "is_cue": False, "is_smalltalk": False, "prev_id": prev,
+            "next_id": nxt, "via_lexical": True, "via_dense": True, "dense": dense,
+            "occurred_at": None, "topic_id": "t1", "conversation": "c", "session": "s1"}
 
 
+ROW = {"n_units": 3, "avg_length": 3.0, "dfs": [["ann", 3], ["job", 1], ["work", 1]],
+       "dense_mode": "exact", "speakers": [["Ann", 3]],
+       "units": [_unit("e1", 0.9, "d1", "ann job nurse", nxt="e2"),
+                 _unit("e2", 0.5, "d2", "ann likes tea", prev="e1", nxt="e3"),
+                 _unit("e3", 0.4, "d3", "ann work hospital", prev="e2")]}
 STATE = {"id": "s1", "content": "Ann works as a nurse", "value": "nurse", "condition": None,
          "subject": "Ann", "valid_from": None, "valid_to": None, "conflict": False,
-         "current": True, "topic_id": "t1", "topic": "Ann: job", "source_ids": ["d1", "d1"],
-         "score": 0.7}
+         "current": True, "topic_id": "t1", "topic": "Ann: job", "evidence": ["e3"],
+         "source_ids": ["d3", "d3"]}
 
 
 def _script() -> dict:
-    events = [_event("e1", 0.9, "d1"), _event("e2", 0.5, "d2")]
-    return {
-        "state/search_events": events, "state/scan_events": events,
-        "state/fulltext_events": [_event("e2", 3.0, "d2")],
-        "state/search_states": [STATE], "state/scan_states": [STATE],
-        "state/get_timeline": [{**_event("e3", 0.0, "d3"), "parent": "e1", "distance": 1}],
-    }
+    return {"retrieval/search_units@Event": [ROW], "state/expand_states": [STATE],
+            "state/expand_chain": [{"source": "e1", "id": "e2", "relation": "TEMPORAL_NEXT",
+                                    "similarity": 1.0}]}
 
 
-def test_factual_plan_issues_its_queries_and_ranks_rows() -> None:
+def test_factual_plan_issues_one_query_per_round() -> None:
     runner = FakeRunner(_script())
-    mem = StateMemory(runner, HashEmbedder(), "ns-unit")
-    result = mem.recall("What is Ann's job?", k=3)
-    assert runner.names() == ["state/search_events", "state/scan_events", "state/fulltext_events",
-                              "state/search_states", "state/scan_states", "state/get_timeline"]
-    assert [r.action for r in result.rounds] == ["search_events", "search_states", "timeline", "stop"]
-    assert result.rounds[0].details == {"intent": "factual"}
-    assert result.rounds[0].added == ["e1", "e2"] and result.rounds[2].added == ["e3"]
-    # e1 = 0.9 (dense), s1 = 0.7 + current bonus 0.2, e3 = 0.9 * timeline decay 0.9, e2 = 0.5 + 0.15
-    assert [(i.id, round(i.score, 4)) for i in result.items] == [("e1", 0.9), ("s1", 0.9),
-                                                                ("e3", 0.81)]
+    mem = StateMemory(runner, HashEmbedder(), "ns-unit", graph_weight=1.0)
+    result = mem.recall("Where does Ann work?", k=3, max_rounds=3)
+    assert runner.names() == ["retrieval/search_units@Event", "state/expand_states",
+                              "state/expand_chain"]
+    assert [r.action for r in result.rounds] == ["search_events", "search_states", "timeline"]
+    assert result.rounds[0].details["intent"] == "factual"
+    chain = dict(runner.calls)["state/expand_chain"]
+    assert chain["relation"] == "TEMPORAL_NEXT" and chain["event_ids"][0] == "e1"
+    # the state takes the place of its own evidence e3 (folded into it) and costs no slot; e2 is
+    # one TEMPORAL_NEXT step from e1, the best event: graph step γ · x_e1 (γ = 1 here)
+    assert [i.id for i in result.items] == ["e1", "s1", "e2"]
+    assert result.items[1].kind == "state" and result.items[1].also == ["e3"]
+    assert result.items[1].source_ids == ["d3"]
+    assert [s.action for s in result.items[2].path][-1] == "TEMPORAL_NEXT"
     assert result.memory == "state" and result.controller == "heuristic"
-    assert result.items[1].kind == "state" and result.items[1].source_ids == ["d1"]
-    assert result.source_ids() == ["d1", "d3"]
-    assert [(s.action, s.id) for s in result.items[2].path] == [
-        ("ask", "question"), ("search_events", "e1"), ("timeline", "e3")]
     assert set(result.timings) == {"embed", "search", "total"}
-    timeline = dict(runner.calls)["state/get_timeline"]
-    assert timeline == {"namespace": "ns-unit", "event_ids": ["e1", "e2"], "hops": 1}
+
+
+def test_current_state_heads_its_topic() -> None:
+    result = StateMemory(FakeRunner(_script()), HashEmbedder(), "ns-unit").recall(
+        "What is Ann's job?", k=3)
+    assert [r.action for r in result.rounds] == ["search_events", "current_state"]
+    top = result.items[0]
+    assert top.kind == "state" and top.current and top.value == "nurse"
+    assert top.score == pytest.approx(result.items[1].score + 0.05)
 
 
 def test_documents_keep_turn_fusion_key_for_events() -> None:
     mem = StateMemory(FakeRunner(_script()), HashEmbedder(), "ns-unit")
-    docs = mem.documents(mem.recall("What is Ann's job?", k=3))
+    docs = mem.documents(mem.recall("Where does Ann work?", k=3))
     assert [d.metadata["rank"] for d in docs] == [1, 2, 3]
     assert docs[0].metadata["fusion_key"].startswith("turn:d1:")
-    # a state on the same turn gets a turn key too; a different text keeps it a different key
-    assert docs[1].metadata["fusion_key"].startswith("turn:d1:")
-    assert docs[1].metadata["fusion_key"] != docs[0].metadata["fusion_key"]
-    assert docs[1].metadata["provenance"]["dia_ids"] == ["d1"]
-    assert docs[0].metadata["node_ids"] == ["e1", "t1"]
+    state = docs[1]
+    assert state.metadata["kind"] == "state" and state.metadata["provenance"]["dia_ids"] == ["d3"]
+    assert state.metadata["fusion_key"] != docs[0].metadata["fusion_key"]
+    assert "e3" in state.metadata["node_ids"]
 
 
 def test_bad_counts_are_refused_before_any_query() -> None:
@@ -98,4 +107,4 @@ def test_fake_runner_rejects_unknown_names_and_wrong_params() -> None:
     with pytest.raises(UnknownQueryError):
         runner.read("state/no_such_query", namespace="x")
     with pytest.raises(Exception, match="takes params"):
-        runner.read("state/search_events", namespace="x")
+        runner.read("state/expand_states", namespace="x")

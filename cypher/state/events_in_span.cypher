@@ -1,0 +1,8 @@
+// description: which of the given events (the recall's candidates) occurred inside [$start, $end] (a date range the question names)
+// params: namespace, event_ids, start, end
+// returns: id
+// mode: read
+UNWIND $event_ids AS eid
+MATCH (e:Event {id: eid})
+WHERE e.namespace = $namespace AND $start <= e.occurred_at <= $end
+RETURN e.id AS id

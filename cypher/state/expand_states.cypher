@@ -1,0 +1,29 @@
+// description: the semantic states of the topics of the given events (EMIR2 state layer): per topic its CURRENT_STATE and, with $history, its other states (closed ones and flagged conflicts, latest first, at most $per_topic), and per state the events that evidence it (at most $per_state, in event-time order); bounded by the topics of $event_ids
+// params: namespace, event_ids, history, per_topic, per_state
+// returns: id, content, value, condition, subject, valid_from, valid_to, conflict, current, topic_id, topic, evidence, source_ids
+// mode: read
+UNWIND $event_ids AS eid
+MATCH (e:Event {id: eid})-[:SUPPORTED_BY]->(t:Topic)
+WHERE e.namespace = $namespace AND t.namespace = $namespace
+WITH DISTINCT t
+CALL (t) {
+  MATCH (t)-[:CURRENT_STATE]->(s:State)
+  WHERE s.namespace = $namespace
+  RETURN s, true AS current
+  UNION
+  MATCH (s:State)-[:SUPPORTED_BY]->(t)
+  WHERE $history AND s.namespace = $namespace AND NOT EXISTS { (t)-[:CURRENT_STATE]->(s) }
+  WITH s ORDER BY s.valid_from DESC, s.id LIMIT $per_topic
+  RETURN s, false AS current
+}
+CALL (s) {
+  MATCH (s)-[:EVIDENCED_BY]->(x:Event)
+  WHERE x.namespace = $namespace
+  WITH x ORDER BY x.sort_key LIMIT $per_state
+  RETURN collect(x.id) AS evidence, reduce(acc = [], ids IN collect(x.source_ids) | acc + ids) AS source_ids
+}
+RETURN s.id AS id, s.content AS content, s.value AS value, s.condition AS condition,
+       s.subject AS subject, s.valid_from AS valid_from, s.valid_to AS valid_to,
+       coalesce(s.conflict, false) AS conflict, current, t.id AS topic_id, t.name AS topic,
+       evidence, source_ids
+ORDER BY topic_id, valid_from, id

@@ -1,0 +1,192 @@
+"""Intent-guided multi-round retrieval of the state memory (EMIR², seed 002, section 3.3) on the
+retrieval engine.
+
+Round 1 (``search_events``) is :class:`graphmem.retrieval.HybridSearch` over the namespace's Events
+(one query). Every later round is the action the planner picks, one read query each, and re-ranks
+the same candidate set S with the engine (no further search):
+
+- ``search_states`` / ``current_state`` / ``state_history`` — the state layer: the semantic states of
+  the topics of the best events (``cypher/state/expand_states``); a state takes the place of its
+  best-ranked evidence event (which is folded into it, ``also``), scored as that event, plus
+  :data:`CURRENT_BONUS` when it is its topic's current state and the question asks what holds now
+  (``current_state``; a tenth of it as a tie-break otherwise, and minus that for a flagged
+  conflict); ``current_state`` and ``state_history`` let a state take the place of its topic's best
+  event when that ranks higher (the question is about the topic), ``search_states`` only of its
+  own evidence (a state never costs an event its place);
+- ``timeline`` (TEMPORAL_NEXT), ``cross_topic`` (RELATED_EVENT) — the graph step of
+  :mod:`graphmem.retrieval.fusion` (step 6) for the events of S one edge away from the best
+  :data:`GRAPH_SOURCES` events: ``g_i = γ · x_m`` (``cross_topic``: times the edge similarity);
+- ``time_range`` — the graph step ``γ · x_question`` for the events of S inside the date range the
+  question names.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from graphmem.memory import PathStep, Round
+from graphmem.retrieval import Candidate, HybridSearch
+from graphmem.state.models import StateItem, TimeRange
+
+logger = logging.getLogger(__name__)
+
+#: γ of the graph step of ``timeline`` / ``cross_topic`` / ``time_range`` (docs/state.md).
+GRAPH_WEIGHT = 0.25
+#: Best events whose topic chains / related events / topics a round expands.
+GRAPH_SOURCES = 5
+#: Score a topic's current state gets above its best event when the question asks what holds
+#: now, and a current state over a closed or conflicting one of the same score otherwise.
+CURRENT_BONUS = 0.05
+#: States read per topic (history) and evidence events per state.
+STATES_PER_TOPIC = 20
+EVIDENCE_PER_STATE = 10
+
+
+def _native(value: Any) -> Any:
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
+def event_item(candidate: Candidate, unit: dict[str, Any]) -> StateItem:
+    """An engine candidate (an Event) as a :class:`StateItem` (``text`` = ``"speaker: text"``)."""
+    speaker = unit.get("speaker") or candidate.speaker
+    text = f"{speaker}: {candidate.text}" if speaker else candidate.text
+    return StateItem(kind="event", id=candidate.id, text=text, score=candidate.score,
+                     source_ids=list(candidate.source_ids), path=list(candidate.path),
+                     occurred_at=_native(unit.get("occurred_at")), subject=speaker,
+                     found_by=[candidate.path[0].action] if candidate.path else [])
+
+
+def state_item(row: dict[str, Any], score: float, path: list[PathStep]) -> StateItem:
+    """A row of ``state/expand_states`` as a :class:`StateItem`."""
+    return StateItem(kind="state", id=row["id"], text=row["content"], score=score,
+                     source_ids=list(dict.fromkeys(row.get("source_ids") or [])),
+                     topic=row.get("topic"), topic_id=row.get("topic_id"),
+                     valid_from=_native(row.get("valid_from")), valid_to=_native(row.get("valid_to")),
+                     current=row.get("current"), conflict=row.get("conflict"),
+                     condition=row.get("condition"), subject=row.get("subject"),
+                     value=row.get("value"), path=path, found_by=[])
+
+
+class StateRecall:
+    """The rounds of one state recall over one namespace (see the module docstring).
+
+    Args:
+        runner: the query runner.
+        namespace: the tenant.
+        search: the engine (its seed row is re-ranked by later rounds).
+        graph_weight: γ of the graph step.
+    """
+
+    def __init__(self, runner: Any, namespace: str, search: HybridSearch,
+                 graph_weight: float = GRAPH_WEIGHT):
+        self.runner = runner
+        self.graph_weight = graph_weight
+        self.namespace = namespace
+        self.search = search
+        self.graph: dict[str, tuple[float, str | None]] = {}
+        self.paths: dict[str, list[PathStep]] = {}
+        self.states: list[dict[str, Any]] = []
+        self.state_mode = ""
+
+    def act(self, action: str, row: dict[str, Any], terms: list[str], ranked: list[Candidate],
+            pool: int, span: TimeRange | None) -> tuple[list[Candidate], list[str], dict[str, Any]]:
+        """Run ``action`` (after the first round); returns the re-ranked pool, the ids it added
+        to the items (states, events lifted into the top), and the round's details."""
+        sources = [c.id for c in ranked[:GRAPH_SOURCES]]
+        before = {c.id for c in ranked[:pool]}
+        details: dict[str, Any] = {}
+        added: list[str] = []
+        if action in ("search_states", "current_state", "state_history"):
+            rows = self.runner.read("state/expand_states", namespace=self.namespace,
+                                    event_ids=sources, history=action == "state_history",
+                                    per_topic=STATES_PER_TOPIC, per_state=EVIDENCE_PER_STATE)
+            known = {s["id"] for s in self.states}
+            self.states += [r for r in rows if r["id"] not in known]
+            self.state_mode = action
+            added = [r["id"] for r in rows if r["id"] not in known]
+            details["states"] = len(rows)
+            return ranked, added, details
+        excess = {f.id: max(0.0, f.fused - self.search.last_median) for f in self.search.last_fused}
+        in_s = {u["id"] for u in row.get("units") or []}
+        if action in ("timeline", "cross_topic"):
+            relation = "TEMPORAL_NEXT" if action == "timeline" else "RELATED_EVENT"
+            rows = self.runner.read("state/expand_chain", namespace=self.namespace,
+                                    event_ids=sources, relation=relation, per_event=GRAPH_SOURCES)
+            for r in rows:
+                if r["id"] not in in_s:
+                    continue
+                value = self.graph_weight * excess.get(r["source"], 0.0) * max(0.0, float(r["similarity"]))
+                self._reach(r["id"], value, r["source"], relation, ranked)
+            details["edges"] = len(rows)
+        elif action == "time_range" and span is not None:
+            rows = self.runner.read("state/events_in_span", namespace=self.namespace,
+                                    event_ids=sorted(in_s), start=span.start, end=span.end)
+            question = max(excess.values(), default=0.0)
+            for r in rows:
+                self._reach(r["id"], self.graph_weight * question, None, "time_range", ranked)
+            details["in_range"] = len(rows)
+        ranked = self.search.rank(row, terms, pool, graph=self.graph, graph_paths=self.paths)
+        added = [c.id for c in ranked if c.id not in before]
+        return ranked, added, details
+
+    def _reach(self, unit_id: str, value: float, source: str | None, action: str,
+               ranked: Sequence[Candidate]) -> None:
+        if value <= self.graph.get(unit_id, (0.0, None))[0]:
+            return
+        self.graph[unit_id] = (value, source)
+        head = next((list(c.path) for c in ranked if c.id == source), []) if source else []
+        self.paths[unit_id] = [*head, PathStep(action=action, node="event", id=unit_id)]
+
+    def items(self, ranked: list[Candidate], units: dict[str, dict[str, Any]], k: int,
+              question: PathStep) -> list[StateItem]:
+        """The ``k`` best items: events in engine order, each state of the state layer in the
+        place of its best-ranked evidence event (that event folded into it) — or, for
+        ``current_state`` / ``state_history``, of its topic's best event — scored as described in
+        the module docstring; ties by id."""
+        events = {c.id: event_item(c, units.get(c.id, {})) for c in ranked}
+        order = {c.id: i for i, c in enumerate(ranked)}
+        topic_best: dict[str, str] = {}
+        for c in ranked:
+            topic = units.get(c.id, {}).get("topic_id")
+            if topic and topic not in topic_best:
+                topic_best[topic] = c.id
+        out: dict[str, StateItem] = {}
+        folded: set[str] = set()
+        for row in self.states:
+            evidence = [e for e in row.get("evidence") or [] if e in events]
+            anchor = min(evidence, key=order.__getitem__) if evidence else None
+            if self.state_mode in ("current_state", "state_history"):
+                best = topic_best.get(row.get("topic_id") or "")
+                if best is not None and (anchor is None or order[best] < order[anchor]):
+                    anchor = best
+            if anchor is None:
+                continue
+            base = events[anchor].score
+            bonus = 0.0
+            if row.get("current"):
+                bonus = CURRENT_BONUS if self.state_mode == "current_state" else CURRENT_BONUS / 10
+            elif row.get("conflict"):
+                bonus = -CURRENT_BONUS / 10
+            item = state_item(row, base + bonus, [question, *events[anchor].path,
+                                                  PathStep(action=self.state_mode or "search_states",
+                                                           node="state", id=row["id"],
+                                                           text=row["content"][:80])])
+            item.found_by = [self.state_mode]
+            item.also = [e for e in evidence if e != row["id"]]
+            folded.update(e for e in evidence)
+            out[item.id] = item
+        for event_id, item in events.items():
+            if event_id in folded:
+                continue
+            item.path = [question, *item.path]
+            out[event_id] = item
+        ranked_items = sorted(out.values(), key=lambda h: (-h.score, h.kind != "state", h.id))
+        return ranked_items[:k]
+
+
+def first_round(number: int, details: dict[str, Any]) -> Round:
+    """The :class:`Round` of the engine's ``search_events`` round."""
+    return Round(number=number, action="search_events", reason="hybrid search over events",
+                 added=list(details.pop("added", [])), details=details)
