@@ -16,7 +16,7 @@ from graphmem.associative.reconstruction import (
     specificity,
     tag_relevance,
 )
-from graphmem.associative.routing import TagCandidate
+from graphmem.associative.routing import RouteDecision, TagCandidate
 from graphmem.memory import PathStep
 from graphmem.retrieval import Candidate, HybridSearch
 
@@ -68,7 +68,8 @@ class Reconstructor:
                                        score=c["weight"] * tag_relevance(t["words"], terms))
                           for c in cues for t in c["tags"]]
             record.candidates = {"cue_to_tag": len(candidates)}
-            decision = router.route(question, ranked[:cfg.stop_top_k], candidates)
+            decision = (router.route(question, ranked[:cfg.stop_top_k], candidates) if candidates
+                        else RouteDecision(tag_ids=[], reason="no tag to route"))
             chosen = set(decision.tag_ids)
             record.selected_tags = [f"{c.cue_text} -> {c.tag_text}" for c in candidates
                                     if c.tag_id in chosen]

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from graphmem.graph.runner import QueryRunner
+from graphmem.state.models import StateItem
+from graphmem.state.recall import state_item
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +71,15 @@ class StateStore:
         return total
 
     # ------------------------------------------------------------------ inspection
+    def topic_states(self, topic_ids: Sequence[str], only_current: bool = False,
+                     limit: int = 100) -> list[StateItem]:
+        """States of ``topic_ids`` in time order (at most ``limit`` per topic, the latest),
+        as :class:`StateItem` s with score 0 (inspection; recall reads the state layer through
+        :mod:`graphmem.state.recall`)."""
+        rows = self.runner.read("state/get_topic_states", namespace=self.namespace,
+                                topic_ids=list(topic_ids), only_current=only_current, limit=limit)
+        return [state_item(row, 0.0, []) for row in rows]
+
     def topic_chain(self, topic_id: str) -> list[dict[str, Any]]:
         """A topic's events in TEMPORAL_NEXT order (id, occurred_at, source_ids, position)."""
         return self.runner.read("state/get_topic_chain", namespace=self.namespace, topic_id=topic_id)

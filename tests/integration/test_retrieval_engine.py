@@ -167,7 +167,8 @@ def test_lexical_dense_and_neighbour_questions(runner, embedder, two_tenants) ->
 def test_episode_label_uses_its_own_query(runner, test_runner, embedder, namespace) -> None:
     _write(test_runner, embedder, namespace, _turns(TENANT_A[:10], f"{namespace}:"), label="Episode")
     out = HybridSearch(runner, "Episode").search(namespace, LEXICAL_Q, embedder.embed_query(LEXICAL_Q), 3)
-    assert out[0].id == f"{namespace}:01" and out[0].path[0].node == "episode"
+    assert out[0].id == f"{namespace}:01" and out[0].path[-1].node == "episode"
+    assert all(step.node in ("episode", "speaker") for c in out for step in c.path)
 
 
 def _noise(test_runner, namespace: str, count: int, words: list[str], center: list[float],

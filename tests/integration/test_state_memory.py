@@ -44,7 +44,7 @@ def test_late_event_keeps_current_state_and_time_order(runner, embedder, namespa
     assert mem.counts() == {"Topic": 1, "Event": 3, "State": 3}
     assert mem.check() == {"bad_current": 0, "unchained": 0}
     history = runner.read("state/get_topic_states", namespace=namespace, topic_ids=[topic],
-                          only_current=False)
+                          only_current=False, limit=100)
     assert [h["value"] for h in history] == ["nice", "lyon", "paris"]
 
 
@@ -91,7 +91,7 @@ def test_recall_on_locomo_slice_returns_dia_ids(runner, embedder, namespace, sam
     assert len(res.items) <= 10 and all(item.source_ids for item in res.items)
     assert all(item.path[0].node == "question" and item.path[-1].id == item.id for item in res.items)
     assert set(res.timings) >= {"embed", "search", "total"}
-    assert res.rounds[0].action == "search_events" and res.rounds[-1].action == "stop"
+    assert [r.action for r in res.rounds] == ["search_events", "timeline"]  # budget of 2 rounds
     other = StateMemory(runner, embedder, namespace + "-other")
     assert other.recall("When did Caroline go to the LGBTQ support group?").items == []
 
