@@ -1,5 +1,6 @@
-"""``graphmem bench``: recall latency at 10k/100k memory units against Neo4jVector, and ingest
-throughput against raw encoding and raw UNWIND writes; writes report.json, report.md, plots."""
+"""``graphmem bench``: recall latency at 10k/100k memory units against Neo4jVector, ingest
+throughput against raw encoding and raw UNWIND writes, long histories, concurrent writers and the
+warm process; writes report.json, report.md, plots."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ def run(
     data: Path | None = typer.Option(DEFAULT_DATA, "--data", help=DATA_HELP + "; locomo/"),
     seed: int = typer.Option(0, "--seed", help="seed of the perturbations"),
     questions: int = typer.Option(60, "--questions", min=5, help="timed recalls per memory and size"),
-    quick: bool = typer.Option(False, "--quick", help="small run (40 turns, sizes 500 and 1500, 8 questions)"),
+    quick: bool = typer.Option(False, "--quick", help="small run (40 turns, sizes 500 and 1500, 8 questions, histories of 50 and 200 turns)"),
+    history_sizes: list[int] = typer.Option([250, 1_000, 10_000], "--history-sizes",
+                                            help="turns of the long-history section (one topic chain, one cue)"),
     torch_threads: int = typer.Option(1, "--torch-threads", min=0,
                                       help="torch intra-op threads for encoding (0 = torch default)"),
 ) -> None:
@@ -36,7 +39,8 @@ def run(
         server, _ = server_settings()
         with open_memory() as mem:
             report = run_bench(mem, server, data, out, sizes=sizes, seed=seed,
-                               questions=questions, quick=quick, console=console)
+                               questions=questions, quick=quick, console=console,
+                               history_sizes=history_sizes)
     for line in report["summary"]:
         console.print(line)
     console.print(f"report: {out / 'report.md'} ({time.monotonic() - began:.0f} s)")

@@ -83,6 +83,11 @@ def default_out(kind: str) -> Path:
     return Path("reports") / f"{kind}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}"
 
 
+def dumps(value: Any) -> str:
+    """``value`` as indented JSON text (datetimes and other objects as strings)."""
+    return json.dumps(value, indent=2, default=str)
+
+
 def write_json(out: Path, report: dict[str, Any]) -> Path:
     """Write ``report.json`` (indent 2) into ``out``; returns its path."""
     out.mkdir(parents=True, exist_ok=True)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from graphmem.errors import InvalidInputError
-from graphmem.evaluation.bench import perturb_text, perturb_vectors
+from graphmem.evaluation.filler import perturb_text, perturb_vectors
 from graphmem.evaluation.metrics import (
     RecallTable,
     category_name,
