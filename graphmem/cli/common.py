@@ -49,9 +49,50 @@ def cli_errors() -> Iterator[None]:
         raise typer.Exit(report_error(exc)) from exc
 
 
+#: The facade a long-running process (``graphmem shell``) keeps open, under ``"memory"``:
+#: while set, :func:`open_memory` borrows it instead of connecting again.
+_warm: dict[str, GraphMemory] = {}
+
+
+@contextmanager
+def keep_warm(mem: GraphMemory) -> Iterator[GraphMemory]:
+    """Within the block, every :func:`open_memory` of this process returns ``mem.scoped(...)``:
+    the same Neo4j connection and the same (loaded) embedding model, a fresh facade per call.
+    ``mem`` is not closed here.
+
+    Raises:
+        InvalidInputError: a facade is kept warm already (blocks do not nest).
+    """
+    from graphmem.errors import InvalidInputError
+
+    if "memory" in _warm:
+        raise InvalidInputError("a facade is kept warm already in this process")
+    _warm["memory"] = mem
+    try:
+        yield mem
+    finally:
+        _warm.pop("memory", None)
+
+
+def warm_memory() -> GraphMemory | None:
+    """The facade :func:`keep_warm` holds, or None (a one-shot command)."""
+    return _warm.get("memory")
+
+
 def open_memory(namespace: str | None = None) -> GraphMemory:
     """The :class:`GraphMemory` facade from the environment (applies pending migrations);
-    ``namespace`` None means ``GRAPHMEM_NAMESPACE``. Use it as a context manager."""
+    ``namespace`` None means ``GRAPHMEM_NAMESPACE``. Use it as a context manager.
+
+    Inside :func:`keep_warm` (``graphmem shell``) it is the warm facade scoped to ``namespace``
+    (None: the warm facade's own namespace); closing it leaves the connection open.
+
+    Raises:
+        InvalidInputError: a bad namespace. The errors of
+        :meth:`GraphMemory.from_settings <graphmem.facade.GraphMemory.from_settings>`.
+    """
+    warm = _warm.get("memory")
+    if warm is not None:
+        return warm.scoped(warm.namespace if namespace is None else namespace)
     from graphmem.facade import GraphMemory
 
     return GraphMemory.from_settings(namespace=namespace, migrate=True)
