@@ -19,11 +19,15 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from graphmem.cli.eval import set_torch_threads
-from graphmem.conversations import read_locomo
-from graphmem.datasets import resolve
-from graphmem.evaluation.warm import cli_argv, warm_process_section
-from graphmem.facade import GraphMemory
+from graphmem.progress import quiet_model_loading
+
+quiet_model_loading()  # before anything imports transformers
+
+from graphmem.cli.eval import set_torch_threads  # noqa: E402
+from graphmem.conversations import read_locomo  # noqa: E402
+from graphmem.datasets import resolve  # noqa: E402
+from graphmem.evaluation.warm import cli_argv, warm_process_section  # noqa: E402
+from graphmem.facade import GraphMemory  # noqa: E402
 
 
 def conversation_file(locomo: Path, sample_id: str, folder: Path) -> Path:

@@ -241,9 +241,10 @@ def _try_counts(namespace: str | None) -> dict[str, dict[str, int]]:
 
     settings = GraphmemSettings()
     try:
-        warm = warm_memory()
-        if warm is not None:
-            return warm.scoped(warm.namespace if namespace is None else namespace).counts()
+        if warm_memory() is not None:
+            from graphmem.cli.common import open_memory
+
+            return open_memory(namespace).counts()
         with open_memory_at(Neo4jSettings(), settings, namespace=namespace,
                             start_local=False) as mem:
             return mem.counts()

@@ -11,7 +11,8 @@ Each line is a ``graphmem`` command line without the ``graphmem`` word, split li
 (:mod:`shlex`; ``#`` starts a comment) and run by the same typer application, so its output, its
 one-line errors and its exit code are those of the one-shot command. ``open_memory`` borrows the
 facade the shell opened (:func:`graphmem.cli.common.keep_warm`): every line uses the same
-connection and the same loaded model, on the line's ``-n`` namespace or the shell's.
+connection, the same loaded model and, per namespace, the same memory instances, on the line's
+``-n`` namespace or the shell's.
 
 With stdin piped the shell reads one command per line and prints no prompt, so a script's output
 is that of the commands one after another. ``--marker TEXT`` prints ``TEXT <exit code>`` on its

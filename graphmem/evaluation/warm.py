@@ -84,40 +84,44 @@ class ShellClient:
                      str(torch_threads)),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             bufsize=1, env=dict(os.environ if env is None else env))
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._answers: queue.Queue[tuple[int, str] | None] = queue.Queue()
         self._stderr: deque[str] = deque(maxlen=40)
-        threading.Thread(target=self._pump, args=(self.proc.stdout, self._lines.put),
-                         daemon=True, name="shell stdout").start()
-        threading.Thread(target=self._pump, args=(self.proc.stderr, self._stderr.append),
-                         daemon=True, name="shell stderr").start()
+        threading.Thread(target=self._read_answers, args=(self.proc.stdout,), daemon=True,
+                         name="shell stdout").start()
+        threading.Thread(target=self._read_stderr, args=(self.proc.stderr,), daemon=True,
+                         name="shell stderr").start()
         try:
-            self._until_marker()
+            self._answer()
         except BaseException:
             self.close()
             raise
         self.start_seconds = time.perf_counter() - began
 
-    @staticmethod
-    def _pump(stream: Any, put: Callable[[Any], None]) -> None:
-        for line in stream:
-            put(line)
-        put(None)
-
-    def _until_marker(self) -> tuple[int, str]:
+    def _read_answers(self, stream: Any) -> None:
+        """Collect stdout up to each marker line: one ``(exit code, output)`` per command."""
         out: list[str] = []
-        deadline = time.monotonic() + self.timeout_s
-        while True:
-            try:
-                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise GraphmemError(f"graphmem shell did not answer within {self.timeout_s:g} s: "
-                                    f"{self.stderr_tail()}") from None
-            if line is None:
-                raise GraphmemError(f"graphmem shell ended (exit {self.proc.wait()}): "
-                                    f"{self.stderr_tail()}")
+        for line in stream:
             if line.startswith(MARKER + " "):
-                return int(line.split()[-1]), "".join(out)
-            out.append(line)
+                self._answers.put((int(line.split()[-1]), "".join(out)))
+                out = []
+            else:
+                out.append(line)
+        self._answers.put(None)
+
+    def _read_stderr(self, stream: Any) -> None:
+        for line in stream:
+            self._stderr.append(line)
+
+    def _answer(self) -> tuple[int, str]:
+        try:
+            answer = self._answers.get(timeout=self.timeout_s)
+        except queue.Empty:
+            raise GraphmemError(f"graphmem shell did not answer within {self.timeout_s:g} s: "
+                                f"{self.stderr_tail()}") from None
+        if answer is None:
+            raise GraphmemError(f"graphmem shell ended (exit {self.proc.wait()}): "
+                                f"{self.stderr_tail()}")
+        return answer
 
     def stderr_tail(self) -> str:
         """The last lines the shell wrote on stderr, joined on one line."""
@@ -128,7 +132,7 @@ class ShellClient:
         assert self.proc.stdin is not None
         self.proc.stdin.write(shlex.join(args) + "\n")
         self.proc.stdin.flush()
-        return self._until_marker()
+        return self._answer()
 
     def close(self) -> int:
         """Leave the shell (``exit``) and return its exit code."""
