@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import typer
 
+from graphmem import progress
 from graphmem.cli import failures
 from graphmem.cli.common import cli_errors, err_console, keep_warm, open_memory
 from graphmem.errors import InvalidInputError
@@ -43,7 +44,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-app = typer.Typer(help="Run graphmem commands in one process that keeps the model loaded.")
+app = typer.Typer(help="An interactive prompt (or one command per line of piped stdin) that "
+                       "keeps the Neo4j connection and the embedding model loaded: the same "
+                       "commands, output and exit codes as graphmem, without a model load per "
+                       "command.")
 
 #: Commands a line may not run: they take over the process (stdio) or would nest the shell.
 REFUSED = frozenset({"shell", "mcp"})
@@ -92,6 +96,7 @@ def run_args(root: Any, args: list[str]) -> int:
             f"{word!r} cannot run inside graphmem shell: run graphmem {word} on its own"))
     saved = _logging_state()
     failures.shell_line["args"] = args
+    progress.interrupted.clear()  # an interrupt reports this line's steps only
     try:
         root.main(args=args, prog_name="graphmem", standalone_mode=True)
         return 0
