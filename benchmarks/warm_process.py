@@ -48,7 +48,8 @@ def main() -> None:
     parser.add_argument("--namespace", default="warm-conv-26", help="namespace holding it")
     parser.add_argument("--ingest", action="store_true", help="ingest it first (idempotent)")
     parser.add_argument("--questions", type=int, default=40, help="timed questions")
-    parser.add_argument("--warmup", type=int, default=3, help="untimed questions first")
+    parser.add_argument("--warmup", type=int, default=3,
+                        help="untimed warm-up questions before the timed ones")
     parser.add_argument("--cold-repeats", type=int, default=3, help="runs per one-shot command")
     parser.add_argument("--torch-threads", type=int, default=1,
                         help="torch threads in this process and the shell (0 = torch default)")
@@ -61,7 +62,8 @@ def main() -> None:
                 subprocess.run(cli_argv(memory, "ingest", str(path), "-n", args.namespace,
                                         "--json"), check=True, stdout=subprocess.DEVNULL)
         conv = read_locomo(path)[0]
-    questions = [qa.question for qa in conv.qa if qa.question.strip()][: args.questions]
+    questions = [qa.question for qa in conv.qa if qa.question.strip()]
+    questions = questions[: args.warmup + args.questions]  # warm-up ones first
     set_torch_threads(args.torch_threads)
     with GraphMemory.from_settings(migrate=True) as mem:
         section = warm_process_section(mem, args.namespace, questions, warmup=args.warmup,

@@ -9,7 +9,7 @@ and it serves both memories' own recalls (the MCP server has ``recall_state`` an
 each command's output and its exit code are one line on the pipe.
 
     from graphmem.evaluation.warm import warm_process_section
-    section = warm_process_section(mem, "conv-26", questions[:40])
+    section = warm_process_section(mem, "conv-26", questions[:43], warmup=3)
     section["state"]["ratio_p50"]          # warm / in-process at p50 (target <= 1.2)
 """
 
@@ -237,15 +237,17 @@ def warm_process_section(mem: GraphMemory, namespace: str, questions: Sequence[s
     one-shot CLI wall time of ``graphmem --help``, ``graphmem neo4j status`` and a cold
     ``graphmem state recall``.
 
-    Both paths run every question, in alternating order (even questions in-process first), after
-    ``warmup`` untimed questions on both; the shell's time is from writing the line to reading
-    its marker (parsing, recall, JSON output, pipe).
+    The first ``warmup`` questions warm both paths up untimed; both paths then run each of the
+    others, in alternating order (even questions in-process first), so no timed question was
+    asked before (a facade caches recent query vectors). The shell's time is from writing the
+    line to reading its marker (parsing, recall, JSON output, pipe).
 
     Args:
         mem: a facade on the server holding ``namespace`` (its embedder is used in-process).
         namespace: where the ingested conversation is (state and associative memory).
-        questions: the questions, timed once per path and memory.
-        k: items per recall. warmup: untimed questions first (per path and memory).
+        questions: ``warmup`` warm-up questions, then the timed ones (each once per path and
+            memory).
+        k: items per recall. warmup: how many of ``questions`` warm up, untimed.
         cold_repeats: runs of each one-shot command.
         env: environment of the subprocesses; it must point them at ``mem``'s server (see
             :func:`server_env`; default ``os.environ``).
@@ -256,8 +258,9 @@ def warm_process_section(mem: GraphMemory, namespace: str, questions: Sequence[s
         "state": summary, "associative": summary, "cold_cli_s": {...}, "targets": {...}}`` with
         the summaries of :func:`summarize` (ms).
     Raises:
-        InvalidInputError: no questions, bad ``k`` / ``warmup`` / ``cold_repeats``, or the
-            namespace holds no state or associative memory.
+        InvalidInputError: no question left to time after the warm-up, bad ``k`` /
+            ``warmup`` / ``cold_repeats``, or the namespace holds no state or associative
+            memory.
         GraphmemError: the shell or a one-shot command failed.
     """
     questions = list(questions)
@@ -266,6 +269,9 @@ def warm_process_section(mem: GraphMemory, namespace: str, questions: Sequence[s
     for name, value, low in (("k", k, 1), ("warmup", warmup, 0), ("cold_repeats", cold_repeats, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise InvalidInputError(f"{name} must be an integer >= {low}, got {value!r}")
+    if len(questions) <= warmup:
+        raise InvalidInputError(f"{len(questions)} questions leave none to time after "
+                                f"{warmup} warm-up questions")
     target = mem.scoped(namespace)
     for memory in MEMORIES:
         if not sum(target.memory(memory).counts().values()):
@@ -279,7 +285,7 @@ def warm_process_section(mem: GraphMemory, namespace: str, questions: Sequence[s
     shell = ShellClient(namespace, env, torch_threads=torch_threads, timeout_s=timeout_s)
     timings: dict[str, dict[str, list]] = {m: {"in": [], "warm": [], "same": []} for m in MEMORIES}
     try:
-        for i, question in enumerate([*questions[:warmup], *questions]):
+        for i, question in enumerate(questions):
             timed = i >= warmup
             for memory, (recall, line) in calls.items():
                 results: dict[str, Any] = {}
@@ -303,7 +309,7 @@ def warm_process_section(mem: GraphMemory, namespace: str, questions: Sequence[s
         shell_exit = shell.close()
     section: dict[str, Any] = {
         "driver": "graphmem shell over a pipe (--marker), one process for all questions",
-        "namespace": namespace, "k": k, "questions": len(questions), "warmup": warmup,
+        "namespace": namespace, "k": k, "questions": len(questions) - warmup, "warmup": warmup,
         "torch_threads": torch_threads, "shell_start_s": round(shell.start_seconds, 2),
         "shell_exit": shell_exit,
     }
@@ -313,7 +319,7 @@ def warm_process_section(mem: GraphMemory, namespace: str, questions: Sequence[s
     section["cold_cli_s"] = cold_cli_times({
         "graphmem --help": ["--help"],
         "graphmem neo4j status": ["neo4j", "status"],
-        "graphmem state recall (cold)": ["state", "recall", questions[0], "-n", namespace,
+        "graphmem state recall (cold)": ["state", "recall", questions[warmup], "-n", namespace,
                                          "-k", str(k), "--json"],
     }, env, repeats=cold_repeats, timeout_s=timeout_s)
     section["targets"] = {f"{m} warm/in-process p50": section[m]["target"] for m in MEMORIES}

@@ -189,7 +189,7 @@ def test_warm_process_section_times_both_paths_on_the_same_recalls(runner, embed
         section = warm_process_section(mem, ns, questions, warmup=1, cold_repeats=1, env=env)
     finally:
         runner.write("core/delete_namespace", namespace=ns)
-    assert section["questions"] == 3 and section["k"] == 10 and section["shell_exit"] == 0
+    assert section["questions"] == 2 and section["k"] == 10 and section["shell_exit"] == 0
     assert section["shell_start_s"] > 0
     for memory in ("state", "associative"):
         summary = section[memory]

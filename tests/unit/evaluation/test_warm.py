@@ -49,9 +49,10 @@ def test_server_env_points_subprocesses_at_the_server() -> None:
 @pytest.mark.parametrize("questions,options,match", [
     ([], {}, "questions must be non-empty"),
     (["ok", "  "], {}, "questions must be non-empty"),
-    (["ok"], {"k": 0}, "k must be an integer >= 1, got 0"),
+    (["ok", "go"], {"k": 0}, "k must be an integer >= 1, got 0"),
     (["ok"], {"warmup": -1}, "warmup must be"),
     (["ok"], {"cold_repeats": True}, "cold_repeats must be"),
+    (["a", "b", "c"], {"warmup": 3}, "3 questions leave none to time after 3 warm-up"),
 ])
 def test_bad_arguments_are_refused_before_anything_runs(questions, options, match) -> None:
     with pytest.raises(InvalidInputError, match=match):
