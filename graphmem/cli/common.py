@@ -49,9 +49,57 @@ def cli_errors() -> Iterator[None]:
         raise typer.Exit(report_error(exc)) from exc
 
 
+#: What a long-running process (``graphmem shell``) keeps open: ``"memory"``, its facade, and
+#: ``"scoped"``, one borrowed facade per namespace used so far. While set, :func:`open_memory`
+#: returns those instead of connecting again.
+_warm: dict[str, Any] = {}
+
+
+@contextmanager
+def keep_warm(mem: GraphMemory) -> Iterator[GraphMemory]:
+    """Within the block, every :func:`open_memory` of this process returns ``mem.scoped(ns)``,
+    one per namespace, kept for the block: the same Neo4j connection, the same loaded embedding
+    model and the same memory instances (with what they cache between calls, as in a
+    long-lived in-process facade). ``mem`` is not closed here.
+
+    Raises:
+        InvalidInputError: a facade is kept warm already (blocks do not nest).
+    """
+    from graphmem.errors import InvalidInputError
+
+    if "memory" in _warm:
+        raise InvalidInputError("a facade is kept warm already in this process")
+    _warm.update(memory=mem, scoped={})
+    try:
+        yield mem
+    finally:
+        _warm.clear()
+
+
+def warm_memory() -> GraphMemory | None:
+    """The facade :func:`keep_warm` holds, or None (a one-shot command)."""
+    return _warm.get("memory")
+
+
 def open_memory(namespace: str | None = None) -> GraphMemory:
     """The :class:`GraphMemory` facade from the environment (applies pending migrations);
-    ``namespace`` None means ``GRAPHMEM_NAMESPACE``. Use it as a context manager."""
+    ``namespace`` None means ``GRAPHMEM_NAMESPACE``. Use it as a context manager.
+
+    Inside :func:`keep_warm` (``graphmem shell``) it is the warm facade's scoped facade for
+    ``namespace`` (None: the warm facade's own namespace); closing it leaves the connection
+    open.
+
+    Raises:
+        InvalidInputError: a bad namespace. The errors of
+        :meth:`GraphMemory.from_settings <graphmem.facade.GraphMemory.from_settings>`.
+    """
+    warm = _warm.get("memory")
+    if warm is not None:
+        ns = warm.namespace if namespace is None else namespace
+        scoped = _warm["scoped"]
+        if ns not in scoped:
+            scoped[ns] = warm.scoped(ns)
+        return scoped[ns]
     from graphmem.facade import GraphMemory
 
     return GraphMemory.from_settings(namespace=namespace, migrate=True)

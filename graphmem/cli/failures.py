@@ -34,6 +34,9 @@ err_console = Console(stderr=True)
 #: ``graphmem --debug``: print tracebacks.
 debug = {"on": False}
 
+#: ``graphmem shell``: the arguments of the line that runs now, under ``"args"``.
+shell_line: dict[str, list[str]] = {}
+
 EXIT_OTHER, EXIT_USAGE, EXIT_CONFIG, EXIT_DATABASE, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
 
 #: Exit code per error class; the most specific class that matches wins (in this order).
@@ -133,8 +136,10 @@ def require_path(path: Path, what: str = "input file") -> Path:
 
 
 def resume_command() -> str:
-    """The command line that was run, as ``graphmem ...`` (re-running it resumes)."""
-    return "graphmem " + shlex.join(sys.argv[1:])
+    """The command line that was run, as ``graphmem ...`` (re-running it resumes): the
+    process's arguments, or in ``graphmem shell`` the line that runs (:data:`shell_line`)."""
+    args = shell_line.get("args")
+    return "graphmem " + shlex.join(sys.argv[1:] if args is None else args)
 
 
 def report_interrupt() -> int:

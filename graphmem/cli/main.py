@@ -1,7 +1,9 @@
 """``graphmem``: the command line.
 
 Sub-commands: ``neo4j``, ``migrate``, ``memories``, ``demo``, one group per registered memory
-(``insight``, ``experience``, ``state``, ``associative``, ...), ``eval`` and ``bench``. The global
+(``insight``, ``experience``, ``state``, ``associative``, ...), ``eval``, ``bench``, ``mcp`` and
+``shell``. Nothing here imports torch or the Neo4j driver at import time: ``--help`` and the
+commands that embed nothing never load them (tests/unit/cli/test_light_imports.py). The global
 ``-v`` turns on INFO logging of the ``graphmem`` logger on stderr (``-vv``: DEBUG).
 
 Sub-command modules are mounted from one list, :data:`COMMAND_MODULES`, each exposing ``app``
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import time
 from pathlib import Path
 from types import ModuleType
@@ -25,6 +28,10 @@ from rich.table import Table
 from graphmem.progress import quiet_model_loading
 
 quiet_model_loading()  # before anything imports transformers
+# POT (experience memory's graph matching) imports torch for its optional torch backend, which
+# graphmem never uses (it passes numpy arrays): without torch, commands that embed nothing
+# (counts, doctor, ...) start in a fraction of a second. POT's documented switch.
+os.environ.setdefault("POT_BACKEND_DISABLE_PYTORCH", "1")
 
 import click  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
@@ -44,7 +51,7 @@ class GraphmemGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort,
-                typer.Exit):
+                typer.Exit, typer.Abort, typer.TyperException):  # typer may ship its own click
             raise
         except KeyboardInterrupt:
             raise typer.Exit(failures.report_interrupt()) from None
@@ -68,6 +75,7 @@ COMMAND_MODULES: dict[str, str] = {
     "eval": "graphmem.cli.eval",
     "bench": "graphmem.cli.bench",
     "mcp": "graphmem.cli.mcp",
+    "shell": "graphmem.cli.shell",
 }
 
 
@@ -224,13 +232,19 @@ def memories(
 
 
 def _try_counts(namespace: str | None) -> dict[str, dict[str, int]]:
-    """Per-memory counts from a Neo4j that already runs, or ``{}`` (logged) when none answers."""
+    """Per-memory counts from a Neo4j that already runs, or ``{}`` (logged) when none answers
+    (in ``graphmem shell``: through the shell's connection)."""
+    from graphmem.cli.common import warm_memory
     from graphmem.config import GraphmemSettings, Neo4jSettings
     from graphmem.connect import open_memory_at
     from graphmem.errors import GraphmemError
 
     settings = GraphmemSettings()
     try:
+        if warm_memory() is not None:
+            from graphmem.cli.common import open_memory
+
+            return open_memory(namespace).counts()
         with open_memory_at(Neo4jSettings(), settings, namespace=namespace,
                             start_local=False) as mem:
             return mem.counts()
