@@ -284,7 +284,7 @@ class StateMemory(Memory[StateItem]):
                                                       ("units", "candidates", "dense_mode")}})]
         state = StateRecall(self.runner, self.namespace, search, self.graph_weight)
         while len(rounds) < max_rounds:
-            so_far = state.items(ranked, units, k, question)
+            so_far = state.items(ranked, units, k, question, terms)
             choice = ctrl.choose(query, intent, rounds, so_far, span is not None)
             if choice.action == "stop":
                 rounds.append(Round(number=len(rounds) + 1, action="stop", reason=choice.reason))
@@ -296,7 +296,7 @@ class StateMemory(Memory[StateItem]):
             rounds.append(Round(number=len(rounds) + 1, action=choice.action, reason=choice.reason,
                                 added=added, details=details))
             logger.debug("state recall round %d: %s added %d", len(rounds), choice.action, len(added))
-        items = state.items(ranked, units, k, question)
+        items = state.items(ranked, units, k, question, terms)
         usage = LLMUsage()
         usage.merge(ctrl.usage)
         done = time.perf_counter()

@@ -34,7 +34,8 @@ _RULES: list[tuple[Intent, re.Pattern[str]]] = [
     ("multi_hop", re.compile(r"\b(both|likely|would|might|in common|all the|what (?:kinds?|types?) of|"
                              r"how many|and)\b", re.I)),
     # "What is X's job?", "What are her hobbies?": a question about what holds for someone
-    ("current", re.compile(r"^\s*what(?:'s| is| are)\s+(?:\w+'s|his|her|their|my|your)\b", re.I)),
+    ("current", re.compile(r"^\s*what(?:'s| is| are)\s+(?:(?:[\w.-]+\s+){0,3}[\w.-]+'s|his|her|their|"
+                           r"my|your)\s", re.I)),
 ]
 
 _PROTOTYPES: dict[Intent, list[str]] = {

@@ -10,9 +10,10 @@ the same candidate set S with the engine (no further search):
   best-ranked evidence event (which is folded into it, ``also``), scored as that event, plus
   :data:`CURRENT_BONUS` when it is its topic's current state and the question asks what holds now
   (``current_state``; a tenth of it as a tie-break otherwise, and minus that for a flagged
-  conflict); ``current_state`` and ``state_history`` let a state take the place of its topic's best
-  event when that ranks higher (the question is about the topic), ``search_states`` only of its
-  own evidence (a state never costs an event its place);
+  conflict), plus :data:`TOPIC_WEIGHT` times its topic match (:func:`topic_match`);
+  ``current_state`` and ``state_history`` let a state take the place of its topic's best event when
+  that ranks higher (the question is about the topic), ``search_states`` only of its own evidence
+  (a state never costs an event its place);
 - ``timeline`` (TEMPORAL_NEXT), ``cross_topic`` (RELATED_EVENT) — the graph step of
   :mod:`graphmem.retrieval.fusion` (step 6) for the events of S one edge away from the best
   :data:`GRAPH_SOURCES` events: ``g_i = γ · x_m`` (``cross_topic``: times the edge similarity);
@@ -39,6 +40,11 @@ GRAPH_SOURCES = 5
 #: Score a topic's current state gets above its best event when the question asks what holds
 #: now, and a current state over a closed or conflicting one of the same score otherwise.
 CURRENT_BONUS = 0.05
+#: Weight of a state's topic match: the share of its topic name's terms (subject and attribute,
+#: e.g. "Ann birthdate") that the question names, in [0, 1]. 0.5, half the fused scale: a question
+#: naming a topic's subject and attribute ("What is Ann's birthdate?") puts that topic's state
+#: ahead of the states of topics whose events merely share words with it (MemConflict probes).
+TOPIC_WEIGHT = 0.5
 #: States read per topic (history) and evidence events per state.
 STATES_PER_TOPIC = 20
 EVIDENCE_PER_STATE = 10
@@ -55,6 +61,7 @@ def event_item(candidate: Candidate, unit: dict[str, Any]) -> StateItem:
     return StateItem(kind="event", id=candidate.id, text=text, score=candidate.score,
                      source_ids=list(candidate.source_ids), path=list(candidate.path),
                      occurred_at=_native(unit.get("occurred_at")), subject=speaker,
+                     topic_id=unit.get("topic_id"),
                      found_by=[candidate.path[0].action] if candidate.path else [])
 
 
@@ -140,7 +147,7 @@ class StateRecall:
         self.paths[unit_id] = [*head, PathStep(action=action, node="event", id=unit_id)]
 
     def items(self, ranked: list[Candidate], units: dict[str, dict[str, Any]], k: int,
-              question: PathStep) -> list[StateItem]:
+              question: PathStep, terms: Sequence[str] = ()) -> list[StateItem]:
         """The ``k`` best items: events in engine order, each state of the state layer in the
         place of its best-ranked evidence event (that event folded into it) — or, for
         ``current_state`` / ``state_history``, of its topic's best event — scored as described in
@@ -154,6 +161,7 @@ class StateRecall:
                 topic_best[topic] = c.id
         out: dict[str, StateItem] = {}
         folded: set[str] = set()
+        asked = set(terms)
         for row in self.states:
             evidence = [e for e in row.get("evidence") or [] if e in events]
             anchor = min(evidence, key=order.__getitem__) if evidence else None
@@ -169,6 +177,7 @@ class StateRecall:
                 bonus = CURRENT_BONUS if self.state_mode == "current_state" else CURRENT_BONUS / 10
             elif row.get("conflict"):
                 bonus = -CURRENT_BONUS / 10
+            bonus += TOPIC_WEIGHT * topic_match(row.get("topic"), asked)
             item = state_item(row, base + bonus, [question, *events[anchor].path,
                                                   PathStep(action=self.state_mode or "search_states",
                                                            node="state", id=row["id"],
@@ -184,6 +193,15 @@ class StateRecall:
             out[event_id] = item
         ranked_items = sorted(out.values(), key=lambda h: (-h.score, h.kind != "state", h.id))
         return ranked_items[:k]
+
+
+def topic_match(topic: str | None, question_terms: set[str]) -> float:
+    """Share of the analyzed terms of a topic's name (its subject and attribute) that are
+    question terms, in [0, 1]; 0 for no name."""
+    from graphmem.retrieval.text import analyze
+
+    name = set(analyze(topic or ""))
+    return len(name & question_terms) / len(name) if name else 0.0
 
 
 def first_round(number: int, details: dict[str, Any]) -> Round:
