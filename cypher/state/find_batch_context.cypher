@@ -6,14 +6,16 @@ CALL () {
   UNWIND $events AS row
   CALL (row) {
     OPTIONAL MATCH (p:Event)
+    USING INDEX p:Event(topic_id, sort_key)
     WHERE p.topic_id = row.topic_id AND p.sort_key < row.sort_key AND p.namespace = $namespace
-    WITH p ORDER BY p.sort_key DESC LIMIT 1
+    WITH p ORDER BY p.topic_id DESC, p.sort_key DESC LIMIT 1
     RETURN p.id AS predecessor
   }
   CALL (row) {
     OPTIONAL MATCH (s:Event)
+    USING INDEX s:Event(topic_id, sort_key)
     WHERE s.topic_id = row.topic_id AND s.sort_key > row.sort_key AND s.namespace = $namespace
-    WITH s ORDER BY s.sort_key LIMIT 1
+    WITH s ORDER BY s.topic_id, s.sort_key LIMIT 1
     RETURN s.id AS successor
   }
   RETURN collect({id: row.id, predecessor: predecessor, successor: successor}) AS chain
@@ -22,12 +24,13 @@ CALL () {
   UNWIND $priors AS row
   CALL (row) {
     OPTIONAL MATCH (p:State)
+    USING INDEX p:State(topic_id, valid_from)
     WHERE p.topic_id = row.topic_id AND p.valid_from <= row.valid_from AND p.namespace = $namespace
       AND NOT coalesce(p.conflict, false)
-      AND NOT EXISTS { (:Topic {namespace: $namespace})-[:CURRENT_STATE]->(p) }
-      AND (EXISTS { (:Topic {namespace: $namespace})-[:INITIAL_STATE]->(p) }
-           OR EXISTS { (:State {namespace: $namespace})-[:SEMANTIC_NEXT]->(p) })
-    WITH p ORDER BY p.valid_from DESC, p.id DESC LIMIT 1
+      AND NOT EXISTS { (p)<-[:CURRENT_STATE]-(t) WHERE t.namespace = $namespace }
+      AND (EXISTS { (p)<-[:INITIAL_STATE]-(t) WHERE t.namespace = $namespace }
+           OR EXISTS { (p)<-[:SEMANTIC_NEXT]-(q) WHERE q.namespace = $namespace })
+    WITH p ORDER BY p.topic_id DESC, p.valid_from DESC, p.id DESC LIMIT 1
     OPTIONAL MATCH (p)-[:SEMANTIC_NEXT]->(nx:State {namespace: $namespace})
     RETURN CASE WHEN p IS NULL THEN null ELSE p {
       .id, .value, .embedding, .mutable, .valid_from, .valid_to, .session,

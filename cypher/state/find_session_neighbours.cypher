@@ -5,10 +5,13 @@
 UNWIND $rows AS row
 CALL (row) {
   OPTIONAL MATCH (p:Event)
+  USING INDEX p:Event(namespace, conversation, session, seq)
   WHERE p.namespace = $namespace AND p.conversation = $conversation AND p.session = row.session
     AND p.seq <= row.seq AND (p.seq < row.seq OR p.id < row.id)
-  WITH p ORDER BY p.seq DESC, p.id DESC LIMIT 1
+  WITH p ORDER BY p.namespace DESC, p.conversation DESC, p.session DESC, p.seq DESC, p.id DESC
+  LIMIT 1
   OPTIONAL MATCH (pp:Event {id: p.prev_id})
+  USING INDEX pp:Event(id)
   WHERE pp.namespace = $namespace
   RETURN CASE WHEN p IS NULL THEN null ELSE p {
     .id, .seq, .speaker, .text, .session, .occurred_at, .prev_id, .next_id, .embedding,
@@ -17,10 +20,12 @@ CALL (row) {
 }
 CALL (row) {
   OPTIONAL MATCH (s:Event)
+  USING INDEX s:Event(namespace, conversation, session, seq)
   WHERE s.namespace = $namespace AND s.conversation = $conversation AND s.session = row.session
     AND s.seq >= row.seq AND (s.seq > row.seq OR s.id > row.id)
-  WITH s ORDER BY s.seq, s.id LIMIT 1
+  WITH s ORDER BY s.namespace, s.conversation, s.session, s.seq, s.id LIMIT 1
   OPTIONAL MATCH (sn:Event {id: s.next_id})
+  USING INDEX sn:Event(id)
   WHERE sn.namespace = $namespace
   RETURN CASE WHEN s IS NULL THEN null ELSE s {
     .id, .seq, .speaker, .text, .session, .occurred_at, .prev_id, .next_id, .embedding,

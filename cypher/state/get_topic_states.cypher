@@ -7,12 +7,14 @@ MATCH (t:Topic {id: tid})
 WHERE t.namespace = $namespace
 CALL (t) {
   MATCH (s:State)
+  USING INDEX s:State(topic_id, valid_from)
   WHERE s.topic_id = t.id AND s.valid_from IS NOT NULL AND s.namespace = $namespace
     AND NOT $only_current
-  WITH s ORDER BY s.valid_from DESC, s.id DESC LIMIT 100
+  WITH s ORDER BY s.topic_id DESC, s.valid_from DESC, s.id DESC LIMIT 100
   RETURN s
   UNION
-  MATCH (t)-[:CURRENT_STATE]->(s:State {namespace: $namespace})
+  MATCH (t)-[:CURRENT_STATE]->(s)
+  WHERE s.namespace = $namespace
   RETURN s
 }
 WITH t, s, EXISTS { (t)-[:CURRENT_STATE]->(s) } AS current

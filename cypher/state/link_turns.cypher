@@ -5,20 +5,24 @@
 CALL () {
   UNWIND $unlink AS pair
   MATCH (a:Event {id: pair[0]})-[r:NEXT_TURN]->(b:Event {id: pair[1]})
+  USING INDEX a:Event(id)
   WHERE a.namespace = $namespace AND b.namespace = $namespace
   DELETE r
 }
 CALL () {
   UNWIND $refresh AS row
   MATCH (e:Event {id: row.id})
+  USING INDEX e:Event(id)
   WHERE e.namespace = $namespace
   CALL (e, row) {
     MATCH (t:Topic {id: e.topic_id})
+    USING INDEX t:Topic(id)
     WHERE t.namespace = $namespace AND t.embedding = e.embedding
     SET t.embedding = row.embedding
   }
   CALL (e, row) {
     MATCH (s:State {id: row.state_id})
+    USING INDEX s:State(id)
     WHERE s.namespace = $namespace AND s.embedding = e.embedding
     SET s.embedding = row.embedding
   }
@@ -27,10 +31,12 @@ CALL () {
 CALL () {
   UNWIND $link AS pair
   MATCH (a:Event {id: pair[0]})
+  USING INDEX a:Event(id)
   WHERE a.namespace = $namespace
   MATCH (b:Event {id: pair[1]})
+  USING INDEX b:Event(id)
   WHERE b.namespace = $namespace
-  MERGE (a)-[:NEXT_TURN]->(b)
+  CREATE (a)-[:NEXT_TURN]->(b)
   RETURN count(*) AS linked
 }
 RETURN linked

@@ -5,6 +5,7 @@
 CALL () {
   UNWIND $event_ids AS eid
   MATCH (n:Event {id: eid})
+  USING INDEX n:Event(id)
   WHERE n.namespace = $namespace
   SET n._lock = true
   REMOVE n._lock

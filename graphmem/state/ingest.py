@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graphmem.conversations import Conversation, Turn
-from graphmem.errors import DatabaseError
+from graphmem.errors import ConstraintViolationError, DatabaseError
 from graphmem.memory import IngestReport
 from graphmem.names import node_id
 from graphmem.state.batch import Batch, StaleBatch, neighbour_signature, session_order
@@ -81,7 +81,7 @@ def ingest_conversation(mem: StateMemory, conv: Conversation, extractor: Any,
                               llm_vectors=extractor.name != "heuristic")
         try:
             result = mem.store.write_batch(batch, mem.confirm_threshold)
-        except StaleBatch as exc:
+        except (StaleBatch, ConstraintViolationError) as exc:  # a concurrent writer stored a turn
             logger.info("state ingest %s: %s; preparing the batch again (attempt %d)", conv.id,
                         exc, attempt)
             stored = mem.store.existing_event_ids([ids[t.source_id] for t in new_turns])
