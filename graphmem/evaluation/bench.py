@@ -358,12 +358,12 @@ def diagnosis(report: dict[str, Any], sizes: Sequence[int]) -> list[str]:
             out.append(
                 f"{m} graph writes {i['write_seconds']} s = x{i['writes_vs_unwind']} of a raw "
                 f"UNWIND of the same {i['nodes_created']} nodes ({i['raw_unwind_seconds_same_nodes']} s): "
-                + ("the unit of work sends one link_event and one apply_state_evidence statement "
-                   "per turn (a round trip each) and RELATED_EVENT edges come from an exact "
-                   "all-pairs cosine scan inside the conversation (O(n²) in Cypher). Would meet it: "
-                   "UNWIND the chain links and state updates per batch (ordered), and compute "
-                   "RELATED_EVENT pairs from the vectors already in memory (numpy top-k) then "
-                   "merge them with one UNWIND." if m == "state" else
+                + ("one transaction of a constant number of UNWIND statements writes the batch's "
+                   "nodes with their relationships (SUPPORTED_BY, TEMPORAL_NEXT, NEXT_TURN, "
+                   "EVIDENCED_BY, RELATED_EVENT) and keeps more indexes than the raw UNWIND (the "
+                   "retrieval units' full-text index, the chain and session range indexes, the "
+                   "state and topic vector indexes); the rest is the commit of those index "
+                   "updates. Would meet it: fewer indexed properties per event." if m == "state" else
                    "the graph holds many more relationships than nodes. Would meet it: fewer, "
                    "larger UNWIND statements per transaction."))
     return out

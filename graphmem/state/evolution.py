@@ -22,7 +22,7 @@ order) against the topic's current state ``cur``, it is:
 - ``change``: otherwise -> a new State; ``cur.valid_to`` = its ``valid_from``, CURRENT_STATE
   moves, ``cur -SEMANTIC_NEXT-> new``.
 
-These are the semantics of the former per-assertion statement ``apply_state_evidence``;
+These are the semantics of the former per-assertion statement ``apply_state_evidence`` (one statement per assertion);
 :func:`plan_evidence` computes a whole batch from what was read under the topic locks and returns
 the net writes.
 """

@@ -99,3 +99,45 @@ def test_fake_runner_rejects_unknown_names_and_wrong_params() -> None:
         runner.read("state/no_such_query", namespace="x")
     with pytest.raises(Exception, match="takes params"):
         runner.read("state/search_events", namespace="x")
+
+
+def _ingest_script() -> dict:
+    def topics(params: dict) -> list[dict]:
+        return [{"id": r["id"], "created": True, "first_id": None, "current": None,
+                 "initial_id": None, "initial_valid_from": None} for r in params["rows"]]
+
+    return {
+        "state/lock_topics": topics,
+        "state/find_session_neighbours": lambda p: [{"id": r["id"], "predecessor": None,
+                                                     "successor": None} for r in p["rows"]],
+        "state/merge_events": lambda p: [{"created": len(p["rows"])}],
+        "state/write_states": lambda p: [{"created": len(p["states"])}],
+        "state/merge_related_events": lambda p: [{"created": len(p["pairs"])}],
+        "state/link_turns": lambda p: [{"linked": len(p["link"])}],
+        "state/link_timeline": lambda p: [{"linked": len(p["link"])}],
+    }
+
+
+def test_one_batch_is_one_transaction_of_constant_statements_and_one_encoding_per_turn() -> None:
+    texts = ["I adopted a cat.", "What is its name?", "I call her Misty.", "I love sailing.",
+             "Great!", "My sister moved to Porto.", "I started pottery."]
+    shapes = []
+    for n in (5, 40):
+        turns = [Turn(source_id=f"d{i}", speaker="Ann" if i % 2 else "Bob", text=texts[i % 7],
+                      timestamp=datetime(2024, 1, 1 + i // 10, tzinfo=timezone.utc), position=i,
+                      session=f"s{i // 10}") for i in range(n)]
+        runner = FakeRunner(_ingest_script())
+        encoded: list[int] = []
+        embedder = HashEmbedder()
+        inner = embedder.embed_documents
+        embedder.embed_documents = lambda texts, inner=inner: (encoded.append(len(texts)), inner(texts))[1]
+        report = StateMemory(runner, embedder, "ns-unit").ingest(
+            [Conversation(id="c1", speakers=["Ann", "Bob"], turns=turns)])
+        assert encoded == [n]                      # each turn encoded once, in one call
+        assert report.created["Event"] == n and report.inputs == n
+        assert len(runner.transactions) == 1
+        shapes.append(runner.transactions[0])
+    assert shapes[0] == shapes[1] == [
+        "state/lock_topics", "state/find_existing_events", "state/find_session_neighbours",
+        "state/merge_events", "state/link_turns", "state/link_timeline", "state/write_states",
+        "state/merge_related_events"]
