@@ -81,13 +81,16 @@ def ingest_conversation(mem: StateMemory, conv: Conversation, extractor: Any,
                               llm_vectors=extractor.name != "heuristic")
         try:
             result = mem.store.write_batch(batch, mem.confirm_threshold)
-        except (StaleBatch, ConstraintViolationError) as exc:  # a concurrent writer stored a turn
+        except (StaleBatch, ConstraintViolationError) as exc:
+            stored = mem.store.existing_event_ids([ids[t.source_id] for t in new_turns])
+            if isinstance(exc, ConstraintViolationError) and not stored:
+                raise  # not a concurrent writer storing one of these turns
             logger.info("state ingest %s: %s; preparing the batch again (attempt %d)", conv.id,
                         exc, attempt)
-            stored = mem.store.existing_event_ids([ids[t.source_id] for t in new_turns])
             new_turns = [t for t in new_turns if ids[t.source_id] not in stored]
             if not new_turns:
-                break
+                report.add_skipped("turn", len(conv.turns))
+                return
             continue
         report.add_skipped("turn", len(conv.turns) - len(new_turns))
         relations = report.details["state_relations"]
@@ -96,11 +99,9 @@ def ingest_conversation(mem: StateMemory, conv: Conversation, extractor: Any,
         report.add_created({"Topic": result.topics, "Event": result.events, "State": result.states})
         report.details["related_edges"] += result.related_edges
         return
-    else:
-        raise DatabaseError(f"state ingest of conversation {conv.id!r}: its stored surroundings "
-                            f"changed under concurrent writers {MAX_ATTEMPTS} times; nothing of "
-                            "it was written")
-    report.add_skipped("turn", len(conv.turns))
+    raise DatabaseError(f"state ingest of conversation {conv.id!r}: its stored surroundings "
+                        f"changed under concurrent writers {MAX_ATTEMPTS} times; nothing of it "
+                        "was written")
 
 
 def prepare_batch(mem: StateMemory, conv: Conversation, turns: Sequence[Turn],
