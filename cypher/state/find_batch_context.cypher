@@ -31,7 +31,8 @@ CALL () {
       AND (EXISTS { (p)<-[:INITIAL_STATE]-(t) WHERE t.namespace = $namespace }
            OR EXISTS { (p)<-[:SEMANTIC_NEXT]-(q) WHERE q.namespace = $namespace })
     WITH p ORDER BY p.topic_id DESC, p.valid_from DESC, p.id DESC LIMIT 1
-    OPTIONAL MATCH (p)-[:SEMANTIC_NEXT]->(nx:State {namespace: $namespace})
+    OPTIONAL MATCH (p)-[:SEMANTIC_NEXT]->(nx)
+    WHERE nx.namespace = $namespace
     RETURN CASE WHEN p IS NULL THEN null ELSE p {
       .id, .value, .embedding, .mutable, .valid_from, .valid_to, .session,
       conflict: coalesce(p.conflict, false), next_id: nx.id, next_valid_from: nx.valid_from} END AS prior

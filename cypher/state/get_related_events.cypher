@@ -12,7 +12,8 @@ CALL (e) {
   ORDER BY similarity DESC, n.id
   LIMIT 20
 }
-OPTIONAL MATCH (n)-[:SUPPORTED_BY]->(t:Topic {namespace: $namespace})
+OPTIONAL MATCH (n)-[:SUPPORTED_BY]->(t)
+WHERE t.namespace = $namespace
 RETURN eid AS parent, n.id AS id, n.text AS text, n.speaker AS speaker, n.source_ids AS source_ids,
        n.occurred_at AS occurred_at, t.id AS topic_id, t.name AS topic, similarity
 ORDER BY parent, similarity DESC, id

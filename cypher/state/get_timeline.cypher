@@ -13,7 +13,8 @@ CALL (e) {
   ORDER BY distance, n.id
   LIMIT 6
 }
-OPTIONAL MATCH (n)-[:SUPPORTED_BY]->(t:Topic {namespace: $namespace})
+OPTIONAL MATCH (n)-[:SUPPORTED_BY]->(t)
+WHERE t.namespace = $namespace
 RETURN eid AS parent, n.id AS id, n.text AS text, n.speaker AS speaker, n.source_ids AS source_ids,
        n.occurred_at AS occurred_at, t.id AS topic_id, t.name AS topic, distance
 ORDER BY parent, distance, id

@@ -10,4 +10,4 @@ WHERE e.topic_id = $topic_id AND e.sort_key IS NOT NULL AND e.namespace = $names
 WITH t, e ORDER BY e.topic_id, e.sort_key LIMIT $limit
 RETURN e.id AS id, e.occurred_at AS occurred_at, e.source_ids AS source_ids,
        EXISTS { (t)-[:FIRST_TIMELINE_NODE]->(e) } AS first,
-       [(e)-[:TEMPORAL_NEXT]->(n:Event {namespace: $namespace}) | n.id][0] AS next_id
+       [(e)-[:TEMPORAL_NEXT]->(n) WHERE n.namespace = $namespace | n.id][0] AS next_id

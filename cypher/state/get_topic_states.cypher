@@ -20,7 +20,8 @@ CALL (t) {
 WITH t, s, EXISTS { (t)-[:CURRENT_STATE]->(s) } AS current
 WHERE EXISTS { (s)-[:SUPPORTED_BY]->(t) }
 CALL (s) {
-  OPTIONAL MATCH (s)-[:EVIDENCED_BY]->(e:Event {namespace: $namespace})
+  OPTIONAL MATCH (s)-[:EVIDENCED_BY]->(e)
+  WHERE e.namespace = $namespace
   WITH e LIMIT 50
   WITH e ORDER BY e.sort_key
   RETURN reduce(acc = [], x IN collect(e.source_ids) | acc + x) AS source_ids

@@ -22,9 +22,9 @@ REMOVE t._new
 WITH t, created
 WHERE t.namespace = $namespace
 RETURN t.id AS id, created,
-       [(t)-[:FIRST_TIMELINE_NODE]->(f:Event {namespace: $namespace}) | f.id][0] AS first_id,
-       [(t)-[:CURRENT_STATE]->(c:State {namespace: $namespace}) |
+       [(t)-[:FIRST_TIMELINE_NODE]->(f) WHERE f.namespace = $namespace | f.id][0] AS first_id,
+       [(t)-[:CURRENT_STATE]->(c) WHERE c.namespace = $namespace |
          c {.id, .value, .embedding, .mutable, .valid_from, .valid_to, .session,
             conflict: coalesce(c.conflict, false)}][0] AS current,
-       [(t)-[:INITIAL_STATE]->(i:State {namespace: $namespace}) | i.id][0] AS initial_id,
-       [(t)-[:INITIAL_STATE]->(i:State {namespace: $namespace}) | i.valid_from][0] AS initial_valid_from
+       [(t)-[:INITIAL_STATE]->(i) WHERE i.namespace = $namespace | i.id][0] AS initial_id,
+       [(t)-[:INITIAL_STATE]->(i) WHERE i.namespace = $namespace | i.valid_from][0] AS initial_valid_from

@@ -45,7 +45,8 @@ CALL () {
   MATCH (t:Topic {id: row.topic_id})
   USING INDEX t:Topic(id)
   WHERE t.namespace = $namespace
-  OPTIONAL MATCH (t)-[old:CURRENT_STATE]->(:State {namespace: $namespace})
+  OPTIONAL MATCH (t)-[old:CURRENT_STATE]->(o)
+  WHERE o.namespace = $namespace
   DELETE old
   WITH DISTINCT t, row
   MATCH (s:State {id: row.new})
@@ -58,7 +59,8 @@ CALL () {
   MATCH (t:Topic {id: row.topic_id})
   USING INDEX t:Topic(id)
   WHERE t.namespace = $namespace
-  OPTIONAL MATCH (t)-[old:INITIAL_STATE]->(:State {namespace: $namespace})
+  OPTIONAL MATCH (t)-[old:INITIAL_STATE]->(o)
+  WHERE o.namespace = $namespace
   DELETE old
   WITH DISTINCT t, row
   MATCH (s:State {id: row.new})
