@@ -40,7 +40,8 @@ class FakeRunner:
             without a script answers ``[]``.
     Attributes:
         calls: ``(name, params)`` of every query in order (``write_many`` steps included).
-        transactions: the query names of each ``write_many`` call, one list per transaction.
+        transactions: the query names of each ``write_many`` call or :meth:`transaction`, one
+            list per transaction.
     """
 
     def __init__(self, script: dict[str, Script] | None = None):
@@ -80,14 +81,21 @@ class FakeRunner:
         return [self._answer(name, "write", params) for name, params in steps]
 
     def transaction(self, mode: str, work: Callable[[Any], Any], name: str | None = None) -> Any:
-        """Run ``work(tx)``; the queries it runs through :meth:`run_in` form one transaction."""
-        self.transactions.append([])
-        return work(mode)
+        """Run ``work`` with this runner as its transaction (see :meth:`run_in`); the names of
+        the queries it runs are one entry of ``transactions``."""
+        names: list[str] = []
+        self.transactions.append(names)
+        self._open = names
+        try:
+            return work(self)
+        finally:
+            self._open = None
 
     def run_in(self, tx: Any, name: str, /, **params: Any) -> Rows:
-        if self.transactions:
-            self.transactions[-1].append(name)
-        return self._answer(name, "write" if tx == "write" else "read", params)
+        """A query inside :meth:`transaction` (any mode, as in a real write transaction)."""
+        if getattr(self, "_open", None) is not None:
+            self._open.append(name)
+        return self._answer(name, self.registry.get(name).mode, params)
 
 
 class HashEmbedder:

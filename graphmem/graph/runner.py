@@ -75,18 +75,6 @@ class QueryRunner:
 
         return self.transaction(mode, work, name=name)
 
-    def run_in(self, tx: neo4j.ManagedTransaction, name: str, /, **params: Any) -> list[Record]:
-        """Run registry query ``name`` inside ``tx`` (a transaction of :meth:`transaction`), after
-        the same parameter check as :meth:`read` / :meth:`write`; records as dicts.
-
-        Raises:
-            UnknownQueryError, QueryError: an unknown name or wrong params (Neo4j errors surface
-                through :meth:`transaction`, which translates them).
-        """
-        query = self.registry.get(name)
-        self._check(query, params)
-        return [record.data() for record in tx.run(query.text, params)]
-
     def write_many(self, steps: Iterable[tuple[str, dict[str, Any]]]) -> list[list[Record]]:
         """Run several write queries in ONE transaction: all land or none (a unit of work).
 
@@ -108,6 +96,20 @@ class QueryRunner:
 
         label = ",".join(q.name for q, _ in prepared[:3])
         return self.transaction("write", work, name=label)
+
+    def run_in(self, tx: Any, name: str, /, **params: Any) -> list[Record]:
+        """Run registry query ``name`` inside the open transaction ``tx`` (the argument of a
+        :meth:`transaction` ``work`` function): a unit of work that reads, computes and writes in
+        one transaction. Same parameter check as :meth:`read` / :meth:`write`; a read query may
+        run inside a write transaction.
+
+        Raises:
+            UnknownQueryError, QueryError (wrong params). Database errors surface from
+            :meth:`transaction`, which translates them.
+        """
+        query = self.registry.get(name)
+        self._check(query, params)
+        return [record.data() for record in tx.run(query.text, params)]
 
     def transaction(self, mode: str, work: Callable[[neo4j.ManagedTransaction], Any], name: str | None = None) -> Any:
         """Run ``work(tx)`` in a managed read or write transaction with error translation.

@@ -1,7 +1,8 @@
 """State memory schema (EMIR² SEMG, seed 002, relation taxonomy in its appendix Table 3).
 
 Structural relations: FIRST_TIMELINE_NODE (Topic -> earliest Event), TEMPORAL_NEXT (earlier
-Event -> later Event, event-time order), INITIAL_STATE / CURRENT_STATE (Topic -> State; exactly
+Event -> later Event of the topic, event-time order), NEXT_TURN (Event -> the next Event of its
+session, conversation order), INITIAL_STATE / CURRENT_STATE (Topic -> State; exactly
 one CURRENT_STATE per topic), SEMANTIC_NEXT (earlier State -> successor), SUPPORTED_BY (Event or
 State -> Topic). Evidence relations: EVIDENCED_BY (State -> supporting Event), CONFLICTS_WITH
 (State -> State claimed for the same topic and time, both flagged ``conflict``), RELATED_EVENT
@@ -46,7 +47,17 @@ class Topic(GraphmemNode):
 
 
 class Event(GraphmemNode):
-    """An episodic unit (one turn) on a topic's timeline; ``source_ids`` are the turn ids."""
+    """An episodic unit (one turn) on a topic's timeline; ``source_ids`` are the turn ids.
+
+    Also a retrieval unit of :mod:`graphmem.retrieval` (the properties of
+    :func:`graphmem.retrieval.unit_rows`): ``embedding`` is the vector of its window text,
+    ``lexical_*`` / ``ns_token`` feed the ``unit_lexical_event`` full-text index,
+    ``prev_id`` / ``next_id`` name its session neighbours (conversation order, ``seq``), joined
+    by NEXT_TURN (older -> newer). Range indexes beyond the single-property ones
+    (migrations/V0050, V0060, V0070): ``(namespace, lexical_length)``, ``(namespace, speaker)``,
+    ``(topic_id, sort_key)`` (chain neighbours), ``(namespace, conversation, session, seq)``
+    (session neighbours).
+    """
 
     text = StringProperty(required=True)
     speaker = StringProperty()
@@ -59,13 +70,25 @@ class Event(GraphmemNode):
     sort_key = StringProperty(index=True)
     topic_id = StringProperty()
     embedding = embedding_property()
+    lexical_text = StringProperty()
+    lexical_terms = StringProperty()
+    lexical_length = IntegerProperty()
+    ns_token = StringProperty()
+    is_cue = BooleanProperty()
+    is_smalltalk = BooleanProperty()
+    prev_id = StringProperty()
+    next_id = StringProperty()
     temporal_next = RelationshipTo("Event", "TEMPORAL_NEXT")
+    next_turn = RelationshipTo("Event", "NEXT_TURN")
     supported_by = RelationshipTo("Topic", "SUPPORTED_BY")
     related_event = RelationshipTo("Event", "RELATED_EVENT", model=RelatedEventRel)
 
 
 class State(GraphmemNode):
-    """A semantic state of a topic, valid from ``valid_from`` to ``valid_to`` (None = open)."""
+    """A semantic state of a topic, valid from ``valid_from`` to ``valid_to`` (None = open).
+
+    Range index ``(topic_id, valid_from)`` (migrations/V0070): a topic's states in time order.
+    """
 
     content = StringProperty(required=True)
     value = StringProperty()

@@ -1,10 +1,11 @@
 """``StateMemory``: the EMIR² State-Evolving Memory Graph (seed 002) on Neo4j.
 
-Ingest (section 3.2, SEMG construction): every turn becomes an Event on a topic chain (Topic
-head, FIRST_TIMELINE_NODE, TEMPORAL_NEXT in event-time order, late events inserted in place);
-assertions update the topic's semantic States by evidence (initial / confirm / change /
-history / conflict; exactly one CURRENT_STATE per topic); events of different topics that are
-similar get RELATED_EVENT edges.
+Ingest (section 3.2, SEMG construction; :mod:`graphmem.state.ingest`): every turn becomes an
+Event on a topic chain (Topic head, FIRST_TIMELINE_NODE, TEMPORAL_NEXT in event-time order, late
+events inserted in place) and a retrieval unit of :mod:`graphmem.retrieval` (window-text vector,
+lexical terms, NEXT_TURN to the next turn of its session); assertions update the topic's
+semantic States by evidence (initial / confirm / change / history / conflict; exactly one
+CURRENT_STATE per topic); events of different topics that are similar get RELATED_EVENT edges.
 
 Recall (section 3.3, intent-guided multi-round retrieval): a controller picks one retrieval
 action per round from the question's intent and the evidence so far, until it stops or the
@@ -21,7 +22,6 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from dateutil import parser as date_parser
 
 from graphmem.conversations import Conversation, Format, Turn, read_conversations
@@ -32,15 +32,15 @@ from graphmem.llm import LLMUsage
 from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallResult, Round,
                              check_count, check_number)
 from graphmem.names import node_id
-from graphmem.retrieval import HybridSearch, unit_rows
+from graphmem.retrieval import HybridSearch
 from graphmem.retrieval.text import analyze
 from graphmem.state.extraction import HeuristicStateExtractor, LLMStateExtractor
 from graphmem.state.models import StateItem, TimeRange
 from graphmem.state.planner import HeuristicStatePlanner, LLMStatePlanner, detect_intent
 from graphmem.retrieval.fusion import FusionParams
+from graphmem.state.ingest import ingest_conversation
 from graphmem.state.recall import GRAPH_WEIGHT, StateRecall
 from graphmem.state.store import StateStore
-from graphmem.state.topics import TopicAssigner, TopicRef, key_phrase
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -119,9 +119,10 @@ class StateMemory(Memory[StateItem]):
 
     def ingest(self, conversations: Sequence[Conversation], *,
                progress: Progress | None = None) -> IngestReport:
-        """Ingest conversations (EMIR² §3.2, SEMG construction); each conversation is one
-        transaction (plus derived RELATED_EVENT edges after it). Turns whose event already
-        exists are skipped, so re-ingesting creates nothing new.
+        """Ingest conversations (EMIR² §3.2, SEMG construction); the new turns of each
+        conversation are one batch written in one transaction with a constant number of
+        statements (:mod:`graphmem.state.ingest`), each turn encoded once (its window text).
+        Turns whose event already exists are skipped, so re-ingesting creates nothing new.
 
         Args:
             conversations: the conversations (:mod:`graphmem.conversations`).
@@ -134,8 +135,11 @@ class StateMemory(Memory[StateItem]):
             ``state_relations`` (initial / confirm / change / history / conflict counts),
             ``related_edges``.
         Raises:
-            EmptyTextError / InvalidInputError: bad turns (checked before anything is written).
+            EmptyTextError / InvalidInputError: bad turns (every conversation checked before
+                anything is written).
             ControllerError: the LLM extractor failed twice (nothing of that conversation written).
+            DatabaseError: concurrent writers kept changing a batch's surroundings (nothing of
+                that conversation written).
         """
         began = time.monotonic()
         extractor = LLMStateExtractor(self.llm) if self.llm is not None else HeuristicStateExtractor()
@@ -143,6 +147,7 @@ class StateMemory(Memory[StateItem]):
                               details={"conversations": 0, "state_relations": {}, "related_edges": 0})
         for conv in conversations:
             validate_texts([t.text for t in conv.turns], what=f"conversation {conv.id} turn")
+        for conv in conversations:
             conv_began = time.monotonic()
             before = dict(report.created)
             self._ingest_one(conv, extractor, report)
@@ -162,77 +167,7 @@ class StateMemory(Memory[StateItem]):
         return node_id(self.namespace, "event", conv.id, turn.source_id)
 
     def _ingest_one(self, conv: Conversation, extractor: Any, report: IngestReport) -> None:
-        ids = [self._event_id(conv, t) for t in conv.turns]
-        existing = self.store.existing_event_ids(ids)
-        new_turns = sorted((t for t, i in zip(conv.turns, ids, strict=True) if i not in existing),
-                           key=lambda t: (t.timestamp, t.position))
-        report.add_skipped("turn", len(conv.turns) - len(new_turns))
-        if not new_turns:
-            return
-        extractions = extractor.extract(new_turns)
-        event_texts = [f"{t.speaker}: {t.text}" for t in new_turns]
-        ordered = sorted(new_turns, key=lambda t: t.position)
-        units = dict(zip([t.source_id for t in ordered],
-                         unit_rows(ordered, None, namespace=self.namespace,
-                                   ids=[self._event_id(conv, t) for t in ordered]), strict=True))
-        event_vecs = self.embedder.embed_documents([units[t.source_id]["window_text"]
-                                                    for t in new_turns])
-        extra = sorted({x.assertion for x, et in zip(extractions, event_texts, strict=True)
-                        if x.assertion and x.assertion != et}
-                       | {x.topic_name or x.topic_key for x in extractions if x.topic_key})
-        extra_vecs = dict(zip(extra, self.embedder.embed_documents(extra), strict=True)) if extra else {}
-
-        known = [TopicRef(id=r["id"], key=r["key"], subject=r["subject"], name=r["name"],
-                          embedding=np.asarray(r["embedding"], dtype=np.float32))
-                 for r in self.store.topics(conv.id)]
-        assigner = TopicAssigner(known, threshold=self.topic_threshold)
-        topics, events, links, states = [], [], [], []
-        seq0 = len(known)
-        for turn, x, text, vec in zip(new_turns, extractions, event_texts, event_vecs, strict=True):
-            event_id = self._event_id(conv, turn)
-            topic = assigner.by_key(x.topic_key) if x.topic_key else None
-            if topic is None and not x.topic_key:
-                best, sim = assigner.nearest(x.subject, vec)
-                topic = best if best is not None and sim >= self.topic_threshold else None
-            if topic is None:
-                key = x.topic_key or f"auto:{turn.source_id}"
-                name = x.topic_name or f"{x.subject}: {key_phrase(turn.text)}"
-                emb = extra_vecs.get(x.topic_name or x.topic_key, vec) if x.topic_key else vec
-                topic = assigner.add(TopicRef(id=node_id(self.namespace, "topic", conv.id, key), key=key,
-                                              subject=x.subject, name=name, embedding=emb, new=True))
-                topics.append({"id": topic.id, "conversation": conv.id, "key": key, "name": name,
-                               "subject": x.subject, "embedding": [float(v) for v in emb],
-                               "seq": seq0 + len(topics)})
-            stamp = turn.timestamp.astimezone(timezone.utc)
-            events.append({
-                "id": event_id, "conversation": conv.id, "text": turn.text, "speaker": turn.speaker,
-                "subject": x.subject, "session": turn.session, "source_ids": [turn.source_id],
-                "occurred_at": turn.timestamp, "seq": turn.position,
-                "sort_key": f"{stamp.strftime('%Y-%m-%dT%H:%M:%S.%f')}|{turn.position:09d}|{event_id}",
-                "embedding": [float(v) for v in vec], "topic_id": topic.id,
-                **{key: value for key, value in units[turn.source_id].items()
-                   if key not in ("window_text", "embedding")}})
-            links.append((topic.id, event_id))
-            if x.assertion:
-                svec = extra_vecs.get(x.assertion, vec)
-                states.append({"topic_id": topic.id, "event_id": event_id, "state": {
-                    "id": node_id(self.namespace, "state", conv.id, turn.source_id),
-                    "conversation": conv.id, "content": x.assertion, "value": x.value or "",
-                    "condition": x.condition, "subject": x.subject, "mutable": x.mutable,
-                    "valid_from": turn.timestamp, "embedding": [float(v) for v in svec]}})
-        results = self.store.write_unit(topics, events, links, states, self.confirm_threshold)
-        relations = report.details["state_relations"]
-        created_states = 0
-        for step in results[-len(states):] if states else []:
-            for row in step:
-                relations[row["relation"]] = relations.get(row["relation"], 0) + 1
-                created_states += row["relation"] != "confirm"
-        created = {"Topic": sum(r["created"] for r in results[0]) if topics else 0,
-                   "Event": sum(r["created"] for r in results[1 if topics else 0]),
-                   "State": created_states}
-        report.add_created(created)
-        report.details["related_edges"] += self.store.link_related(
-            [e["id"] for e in events], self.related_threshold, self.related_per_event)
+        ingest_conversation(self, conv, extractor, report)
 
     # ================================================================== recall
     def recall(self, query: str, k: int = 10, *, max_rounds: int = 2,
@@ -308,9 +243,10 @@ class StateMemory(Memory[StateItem]):
                      "total": round((done - began) * 1000, 3)})
 
     # ================================================================== inspection
-    def topic_chain(self, topic_id: str) -> list[dict[str, Any]]:
-        """Events of a topic in TEMPORAL_NEXT order."""
-        return self.store.topic_chain(topic_id)
+    def topic_chain(self, topic_id: str, limit: int = 10_000) -> list[dict[str, Any]]:
+        """Events of a topic in TEMPORAL_NEXT order (at most ``limit``; see
+        :meth:`StateStore.topic_chain`)."""
+        return self.store.topic_chain(topic_id, limit)
 
     def counts(self) -> dict[str, int]:
         """Node counts of the namespace by label: ``Topic``, ``Event``, ``State``."""

@@ -14,6 +14,7 @@ from reliability import FailingEmbedder, FailingRunner, MemoEmbedder, counts, tq
 from graphmem.experience import ExperienceMemory
 from graphmem.insight import InsightMemory
 from graphmem.names import node_id
+from graphmem.retrieval import window_texts
 
 N = 100
 
@@ -208,8 +209,10 @@ def test_conversation_ingest_failure_mid_ingest_then_rerun(runner, embedder, tq,
         runner.write("core/delete_namespace", namespace=clean_ns)
 
     # 1) the embedder fails on turn 50 of 100 (the last turn of chat-1): chat-0 is whole,
-    #    nothing of chat-1..3
-    fiftieth = f"{convs[1].turns[-1].speaker}: {convs[1].turns[-1].text}"
+    #    nothing of chat-1..3 (state memory encodes a turn as its window text)
+    last = convs[1].turns[-1]
+    fiftieth = (window_texts(convs[1].turns)[-1] if memory == "state"
+                else f"{last.speaker}: {last.text}")
     failing = FailingEmbedder(embedder, fail_on=fiftieth)
     failing.memo = memo.memo
     with pytest.raises(RuntimeError, match="injected embedder failure"):

@@ -47,11 +47,12 @@ def test_factual_plan_issues_one_query_per_round() -> None:
     assert result.rounds[0].details["intent"] == "factual"
     chain = dict(runner.calls)["state/expand_chain"]
     assert chain["relation"] == "TEMPORAL_NEXT" and chain["event_ids"][0] == "e1"
-    # the state takes the place of its own evidence e3 (folded into it) and costs no slot; e2 is
-    # one TEMPORAL_NEXT step from e1, the best event: graph step γ · x_e1 (γ = 1 here)
-    assert [i.id for i in result.items] == ["e1", "s1", "e2"]
-    assert result.items[1].kind == "state" and result.items[1].also == ["e3"]
-    assert result.items[1].source_ids == ["d3"]
+    # the state takes the place of its own evidence e3 (folded into it, no slot of its own), and
+    # its topic "Ann: job" half-named by the question lifts it by TOPIC_WEIGHT / 2; e2 is one
+    # TEMPORAL_NEXT step from e1, the best event: graph step γ · x_e1 (γ = 1 here)
+    assert [i.id for i in result.items] == ["s1", "e1", "e2"]
+    assert result.items[0].kind == "state" and result.items[0].also == ["e3"]
+    assert result.items[0].source_ids == ["d3"]
     assert [s.action for s in result.items[2].path][-1] == "TEMPORAL_NEXT"
     assert result.memory == "state" and result.controller == "heuristic"
     assert set(result.timings) == {"embed", "search", "total"}
@@ -63,17 +64,18 @@ def test_current_state_heads_its_topic() -> None:
     assert [r.action for r in result.rounds] == ["search_events", "current_state"]
     top = result.items[0]
     assert top.kind == "state" and top.current and top.value == "nurse"
-    assert top.score == pytest.approx(result.items[1].score + 0.05)
+    # the topic's best event's score + CURRENT_BONUS + TOPIC_WEIGHT · (topic "Ann: job" fully named)
+    assert top.score == pytest.approx(result.items[1].score + 0.05 + 0.5)
 
 
 def test_documents_keep_turn_fusion_key_for_events() -> None:
     mem = StateMemory(FakeRunner(_script()), HashEmbedder(), "ns-unit")
     docs = mem.documents(mem.recall("Where does Ann work?", k=3))
     assert [d.metadata["rank"] for d in docs] == [1, 2, 3]
-    assert docs[0].metadata["fusion_key"].startswith("turn:d1:")
-    state = docs[1]
+    assert docs[1].metadata["fusion_key"].startswith("turn:d1:")
+    state = docs[0]
     assert state.metadata["kind"] == "state" and state.metadata["provenance"]["dia_ids"] == ["d3"]
-    assert state.metadata["fusion_key"] != docs[0].metadata["fusion_key"]
+    assert state.metadata["fusion_key"] != docs[1].metadata["fusion_key"]
     assert "e3" in state.metadata["node_ids"]
 
 
@@ -108,3 +110,45 @@ def test_fake_runner_rejects_unknown_names_and_wrong_params() -> None:
         runner.read("state/no_such_query", namespace="x")
     with pytest.raises(Exception, match="takes params"):
         runner.read("state/expand_states", namespace="x")
+
+
+def _ingest_script() -> dict:
+    def topics(params: dict) -> list[dict]:
+        return [{"id": r["id"], "created": True, "first_id": None, "current": None,
+                 "initial_id": None, "initial_valid_from": None} for r in params["rows"]]
+
+    return {
+        "state/lock_topics": topics,
+        "state/find_session_neighbours": lambda p: [{"id": r["id"], "predecessor": None,
+                                                     "successor": None} for r in p["rows"]],
+        "state/merge_events": lambda p: [{"created": len(p["rows"])}],
+        "state/write_states": lambda p: [{"created": len(p["states"])}],
+        "state/merge_related_events": lambda p: [{"created": len(p["pairs"])}],
+        "state/link_turns": lambda p: [{"linked": len(p["link"])}],
+        "state/link_timeline": lambda p: [{"linked": len(p["link"])}],
+    }
+
+
+def test_one_batch_is_one_transaction_of_constant_statements_and_one_encoding_per_turn() -> None:
+    texts = ["I adopted a cat.", "What is its name?", "I call her Misty.", "I love sailing.",
+             "Great!", "My sister moved to Porto.", "I started pottery."]
+    shapes = []
+    for n in (5, 40):
+        turns = [Turn(source_id=f"d{i}", speaker="Ann" if i % 2 else "Bob", text=texts[i % 7],
+                      timestamp=datetime(2024, 1, 1 + i // 10, tzinfo=timezone.utc), position=i,
+                      session=f"s{i // 10}") for i in range(n)]
+        runner = FakeRunner(_ingest_script())
+        encoded: list[int] = []
+        embedder = HashEmbedder()
+        inner = embedder.embed_documents
+        embedder.embed_documents = lambda texts, inner=inner: (encoded.append(len(texts)), inner(texts))[1]
+        report = StateMemory(runner, embedder, "ns-unit").ingest(
+            [Conversation(id="c1", speakers=["Ann", "Bob"], turns=turns)])
+        assert encoded == [n]                      # each turn encoded once, in one call
+        assert report.created["Event"] == n and report.inputs == n
+        assert len(runner.transactions) == 1
+        shapes.append(runner.transactions[0])
+    assert shapes[0] == shapes[1] == [
+        "state/lock_topics", "state/find_existing_events", "state/find_session_neighbours",
+        "state/merge_events", "state/link_turns", "state/link_timeline", "state/write_states",
+        "state/merge_related_events"]

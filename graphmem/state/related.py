@@ -1,0 +1,90 @@
+"""Cross-topic RELATED_EVENT pairs (EMIR² SEMG evidence relation, seed 002 appendix Table 3) from
+vectors already in memory: pure numpy, no I/O.
+
+Each new event links to its ``per_event`` most similar events of *other* topics whose cosine
+reaches ``threshold``: the other new events of the batch (one conversation) and, optionally,
+stored events of the conversation found by the caller with their similarity. Edges are
+undirected; a pair found from both ends is one edge, directed from the new event that comes first
+in the batch (a stored partner is always the target).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+#: Rows of the similarity matrix computed at a time (memory: BLOCK x n floats).
+BLOCK = 1024
+
+
+@dataclass(frozen=True)
+class StoredMatch:
+    """A stored event similar to new event ``index``: its id, topic and cosine."""
+
+    index: int
+    id: str
+    topic_id: str
+    similarity: float
+
+
+def related_pairs(ids: Sequence[str], topics: Sequence[str], vectors: np.ndarray,
+                  threshold: float, per_event: int,
+                  stored: Sequence[StoredMatch] = ()) -> list[tuple[str, str, float]]:
+    """RELATED_EVENT pairs ``(from id, to id, cosine)`` of a batch, each undirected pair once.
+
+    Args:
+        ids / topics: the new events' ids and topic ids, batch order.
+        vectors: ``(n, d)`` their vectors (rows that are not finite or all zero take no part).
+        threshold: minimum cosine in [-1, 1]; per_event: top partners kept per new event (>= 0).
+        stored: candidate stored partners (already of the same conversation).
+    Returns:
+        Pairs in batch order of their source, best partner first.
+    Raises:
+        ValueError: lengths differ, or ``vectors`` is not two-dimensional.
+    """
+    n = len(ids)
+    vecs = np.asarray(vectors, dtype=np.float32)
+    if len(topics) != n or (n and (vecs.ndim != 2 or vecs.shape[0] != n)):
+        raise ValueError(f"related_pairs: {n} ids, {len(topics)} topics, vectors {vecs.shape}")
+    if n == 0 or per_event <= 0:
+        return []
+    norms = np.linalg.norm(vecs, axis=1)
+    ok = np.isfinite(vecs).all(axis=1) & (norms > 0)
+    unit = np.where(ok[:, None], vecs / np.where(norms > 0, norms, 1.0)[:, None], 0.0)
+    topic_codes = np.unique(np.asarray(topics, dtype=object), return_inverse=True)[1]
+    by_source: dict[int, list[tuple[float, int | StoredMatch]]] = {}
+    for start in range(0, n, BLOCK):
+        stop = min(n, start + BLOCK)
+        sims = unit[start:stop] @ unit.T
+        rows = np.arange(start, stop)
+        sims[topic_codes[rows][:, None] == topic_codes[None, :]] = -np.inf  # same topic, self
+        sims[~ok[rows]] = -np.inf
+        sims[:, ~ok] = -np.inf
+        k = min(per_event, n - 1) if n > 1 else 0
+        if k == 0:
+            continue
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        for r, row in enumerate(top):
+            i = start + r
+            by_source[i] = [(float(sims[r, j]), int(j)) for j in row
+                            if sims[r, j] >= threshold]
+    for match in stored:
+        if ok[match.index] and match.topic_id != topics[match.index] and match.similarity >= threshold:
+            by_source.setdefault(match.index, []).append((float(match.similarity), match))
+    pairs: dict[frozenset[str], tuple[str, str, float]] = {}
+    for i in range(n):
+        best = sorted(by_source.get(i, []), key=lambda x: (-x[0], _key(ids, x[1])))[:per_event]
+        for sim, other in best:
+            a, b = (ids[i], other.id) if isinstance(other, StoredMatch) else \
+                ((ids[i], ids[other]) if i < other else (ids[other], ids[i]))
+            pairs.setdefault(frozenset((a, b)), (a, b, round(sim, 6)))
+    return list(pairs.values())
+
+
+def _key(ids: Sequence[str], other: int | StoredMatch) -> str:
+    return other.id if isinstance(other, StoredMatch) else ids[other]
