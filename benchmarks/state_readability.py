@@ -5,6 +5,8 @@ namespace per conversation, and prints ONE JSON document:
 
 - per conversation and in total: ``turns``, ``events``, ``topics``, ``states``, the States that
   read as small talk by the rule below (per kind and ``any``) and their ``share`` of all States;
+- ``state_words``: mean and longest State in words; ``small_talk_topics``: the speakers' small-talk
+  topics (key ``<speaker>|small talk``) and the Events and States on them;
 - ``topic_names``: the first topic names of each conversation (creation order);
 - ``topic_of``: for every ``--turn SOURCE_ID`` (default ``D1:3``), the topic the turn's Event is
   on, with its States (the same topic before/after a change of the extractor);
@@ -120,9 +122,17 @@ def measure(mem: Any, path: Path, prefix: str, keep: bool, turns_of: list[str]) 
                                "topic": s["topic"], "turn": first,
                                "evidence": f"{events[first]['speaker']}: {events[first]['text']}"
                                if first in events else None, "smalltalk": sorted(found)})
+        words = [len(s["content"].split()) for s in states]
+        chat_topics = {t["id"] for t in topics if t["key"].endswith("|small talk")}
         row = {"turns": len(conv.turns), "events": counts["Event"], "topics": counts["Topic"],
                "states": counts["State"], "smalltalk_states": {k: kinds[k] for k in (*KINDS, "any")},
                "share_smalltalk": _share(kinds["any"], counts["State"]),
+               "state_words": {"mean": round(sum(words) / len(words), 1) if words else 0,
+                               "max": max(words, default=0)},
+               "small_talk_topics": {"topics": len(chat_topics),
+                                     "events": sum(e.get("topic_id") in chat_topics
+                                                   for e in events.values()),
+                                     "states": sum(s["topic_id"] in chat_topics for s in states)},
                "state_relations": report.details["state_relations"],
                "ingest_seconds": round(seconds, 1),
                "topic_names": [t["name"] for t in topics[:15]]}

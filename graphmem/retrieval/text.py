@@ -52,7 +52,7 @@ PHATIC = GREETINGS | THANKS | frozenset(
     "wow cool nice great awesome amazing sweet lovely yes yeah yep yup ok okay sure right totally "
     "definitely absolutely haha lol hehe oh ah um hmm you your me my we our so too very really "
     "just good glad happy same here sounds sound see talk later soon care take catch up again "
-    "agree congrats congratulations well anyway actually honestly btw".split()
+    "agree congrats congratulations luck love long well anyway actually honestly btw".split()
 )
 #: Marker for "no term": an analyzed token that never occurs (analyze() lowercases, this has
 #: uppercase), so a query with no terms matches nothing instead of failing to parse.
