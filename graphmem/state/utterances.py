@@ -111,14 +111,23 @@ def is_name(word: str, names: frozenset[str]) -> bool:
     return len(low) >= 3 and word[:1].isupper() and any(n.startswith(low) for n in names)
 
 
+@lru_cache(maxsize=4096)
+def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    from lemminflect import getAllLemmas
+
+    return dict(getAllLemmas(word))
+
+
 def content_words(text: str, names: frozenset[str]) -> tuple[str, ...]:
-    """Words of ``text`` that carry content: not a stop word, :data:`PHATIC` word, pronoun,
-    name or number (lower case, clitics cut, in order)."""
+    """Words of ``text`` that carry content: not a stop word, :data:`PHATIC` word or a verb form
+    of one ("agreed", "loved"), pronoun, "gonna"-like word, name or number (lower case, clitics
+    cut, in order)."""
     out = []
     for word in WORD.findall(text):
         low = base_word(word)
         if (low in ENGLISH_STOP_WORDS or low in PHATIC or low in SECOND_PERSON or len(low) < 2
-                or low.isdigit() or is_name(word, names)):
+                or low in _GOING_TO or low.isdigit() or is_name(word, names)
+                or PHATIC.intersection(_lemmas(low).get("VERB", ()))):
             continue
         out.append(low)
     return tuple(out)
@@ -156,13 +165,6 @@ def strip_fillers(sentence: str, names: frozenset[str]) -> str:
     if tail and is_name(tail.group(1), names):
         text = text[:tail.start()] + tail.group(2)
     return text.strip()
-
-
-@lru_cache(maxsize=4096)
-def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
-    from lemminflect import getAllLemmas
-
-    return dict(getAllLemmas(word))
 
 
 def is_gerund(word: str) -> bool:

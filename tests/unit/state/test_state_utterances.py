@@ -61,7 +61,10 @@ def test_turn_kinds_on_locomo(conv26, source_id, kind):
     ("We're thinking about going camping next month.", "statement", 1),
     ("The support group has made me feel accepted.", "statement", 2),
     ("The transgender stories were so inspiring!", "remark", 3),
-    ("Taking care of ourselves is vital.", "remark", 3),
+    ("Painting landscapes is a great way to relax.", "remark", 3),   # a gerund as subject
+    ("Taking care of ourselves is vital.", "smalltalk", 3),
+    ("Agreed!", "smalltalk", 3),
+    ("Gotta go.", "smalltalk", 3),
     ("Seeing my students succeed motivates me.", "statement", 2),
     ("We can tackle life's challenges together!", "remark", 3),
     ("We all have our different paths, but if we share them, we show people.", "remark", 3),
