@@ -12,7 +12,9 @@ namespace per conversation, and prints ONE JSON document:
   on, with its States (the same topic before/after a change of the extractor);
 - ``sample``: ``--sample`` States drawn with a fixed seed (content, topic, evidence turn text) to
   read by eye;
-- with ``--memconflict FILE``: :func:`graphmem.state.evaluation.evaluate_memconflict` on it.
+- with ``--memconflict FILE``: :func:`graphmem.state.evaluation.evaluate_memconflict` on it;
+- with ``--recall``: :func:`graphmem.state.evaluation.evaluate_locomo` on the LoCoMo file
+  (evidence recall@5/10/20 of the state memory and of the vector baseline).
 
 The small-talk rule is applied to a State's ``content`` after dropping a leading
 ``"<speaker>: "``; a State is small talk when any of these holds:
@@ -162,6 +164,8 @@ def main() -> None:
     parser.add_argument("--locomo", type=Path, default=None, help="a LoCoMo-format file")
     parser.add_argument("--memconflict", type=Path, default=None,
                         help="also run the MemConflict probes on this file")
+    parser.add_argument("--recall", action="store_true",
+                        help="also run graphmem.state.evaluation.evaluate_locomo on the file")
     parser.add_argument("--prefix", default="readable")
     parser.add_argument("--keep", action="store_true", help="keep the namespaces")
     parser.add_argument("--sample", type=int, default=40, help="States to print for reading")
@@ -177,6 +181,10 @@ def main() -> None:
     path = args.locomo or resolve("locomo", args.data, full=args.data is not None)
     with GraphMemory.from_settings(namespace=args.prefix, migrate=True) as mem:
         result = measure(mem, path, args.prefix, args.keep, args.turn or ["D1:3"])
+        if args.recall:
+            from graphmem.state.evaluation import evaluate_locomo
+
+            result["locomo_recall"] = evaluate_locomo(mem, path, prefix=f"{args.prefix}-eval")
         if args.memconflict is not None:
             from graphmem.state.evaluation import evaluate_memconflict
 

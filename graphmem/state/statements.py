@@ -15,7 +15,8 @@ takes the statement sentence of a turn (:func:`graphmem.state.utterances.main_st
 - leading fillers and names, trailing vocatives and captions are cut; "a" before a
   vowel-sounding acronym becomes "an";
 - at most :data:`MAX_WORDS` words, cut at the last clause boundary that keeps at least
-  :data:`MIN_WORDS`, else after :data:`MAX_WORDS` words;
+  :data:`MIN_WORDS`, else after :data:`MAX_WORDS` words (and at most :data:`MAX_CHARS`
+  characters);
 - relative dates in the kept text ("yesterday", "last Saturday") are resolved against the turn's
   time (:func:`graphmem.retrieval.text.resolve_dates`) and added in parentheses.
 """
@@ -34,6 +35,8 @@ logger = logging.getLogger(__name__)
 
 #: Longest State, in words (the resolved date in parentheses not counted).
 MAX_WORDS = 20
+#: Longest State, in characters (a run of long words is cut with "…").
+MAX_CHARS = 240
 #: Shortest piece a clause-boundary cut may leave, in words.
 MIN_WORDS = 6
 
@@ -180,18 +183,18 @@ def _fix_articles(text: str) -> str:
 
 def shorten(text: str, max_words: int = MAX_WORDS, min_words: int = MIN_WORDS) -> str:
     """``text`` cut to at most ``max_words`` words: at the last clause boundary (comma, dash,
-    "and", "but", "which", ...) that leaves at least ``min_words``, else after ``max_words``."""
+    "and", "but", "which", ...) that leaves at least ``min_words``, else after ``max_words``;
+    then to at most :data:`MAX_CHARS` characters."""
     words = text.split()
     if len(words) <= max_words:
-        return text
+        return text if len(text) <= MAX_CHARS else text[:MAX_CHARS].rstrip() + "\u2026"
     best = None
     for match in _BOUNDARY.finditer(text):
         n = len(text[:match.start()].split())
         if min_words <= n <= max_words:
             best = match.start()
-    if best is not None:
-        return text[:best]
-    return " ".join(words[:max_words])
+    cut = text[:best] if best is not None else " ".join(words[:max_words])
+    return cut if len(cut) <= MAX_CHARS else cut[:MAX_CHARS].rstrip() + "\u2026"
 
 
 def rewrite_statement(sentence: str, subject: str, names: frozenset[str] = frozenset(),

@@ -10,7 +10,8 @@ import pytest
 from graphmem.conversations import read_locomo
 from graphmem.datasets import bundled_path
 from graphmem.state.extraction import HeuristicStateExtractor, small_talk_topic
-from graphmem.state.statements import MAX_WORDS, rewrite_statement, shorten, third_singular
+from graphmem.state.statements import (MAX_CHARS, MAX_WORDS, rewrite_statement, shorten,
+                                       third_singular)
 from graphmem.state.topics import topic_phrase
 from graphmem.state.utterances import (SMALL_TALK, classify_sentence, classify_turn, content_words,
                                        is_name, main_statement, name_words, strip_fillers,
@@ -156,6 +157,7 @@ def test_third_singular_and_shorten():
                    "working with trans people, helping them accept themselves")
     assert len(cut.split()) <= MAX_WORDS
     assert shorten(" ".join(["word"] * 30)) == " ".join(["word"] * MAX_WORDS)
+    assert shorten("I " + "x" * 1000) == "I " + "x" * (MAX_CHARS - 2) + "\u2026"
 
 
 def test_topic_phrase_is_a_noun_phrase():
