@@ -188,13 +188,14 @@ def is_past_verb(word: str) -> bool:
                for lemma in lemmas["VERB"] if lemma != low)
 
 
-def _finite(word: str) -> bool:
-    """A verb form that needs a third-person or past subject ("motivates", "made"), no noun."""
+def _finite(word: str, previous: str) -> bool:
+    """A verb form that needs a third-person or past subject ("motivates", "made"); a word that
+    can also be a noun counts only after a content word ("a memorial makes", not "the kids")."""
     from lemminflect import getAllInflections
 
     low = word.lower()
     lemmas = _lemmas(low)
-    if "NOUN" in lemmas or "VERB" not in lemmas:
+    if "VERB" not in lemmas or ("NOUN" in lemmas and base_word(previous) in ENGLISH_STOP_WORDS):
         return False
     for lemma in lemmas["VERB"]:
         forms = getAllInflections(lemma, upos="VERB")
@@ -224,11 +225,13 @@ def omitted_subject(core: str) -> str | None:
         return "going"
     if "'" in first or "’" in first:
         return None
-    if low == "been":
-        return "perfect"
+    following = words[start + 1].lower() if start + 1 < len(words) else ""
+    if low == "been":  # "Been busy volunteering"; not "Been a busy week" (it has been)
+        return None if following in ("a", "an", "the", "such") else "perfect"
     head = re.split(r"[,;:\u2014\u2013]| - ", core, maxsplit=1)[0]
-    rest = WORD.findall(head)[start + 1:]
-    if is_gerund(first) and not any("AUX" in _lemmas(base_word(w)) or _finite(w) for w in rest) \
+    rest = WORD.findall(head)[start:]
+    if is_gerund(first) and not any("AUX" in _lemmas(base_word(w)) or _finite(w, prev)
+                                    for prev, w in zip(rest, rest[1:])) \
             and not re.search(r"\w's\b", head):
         return "gerund"  # not "Taking care of ourselves is vital" (a gerund as subject)
     if is_past_verb(first):
