@@ -351,7 +351,7 @@ def _summary(console: Console, timings: Timings, counts: dict[str, int], llm_cal
         "drop cypher/browser/graphmem.grass on the window (captions and colours)\n"
         "and paste a saved query from cypher/browser/:\n"
         "  insight_evidence         an insight, its evidence, decisions and revisions\n"
-        "  state_topic_chain        a topic chain with its states over time\n"
+        "  state_topic_chain        (:param source_id => 'D1:3') a turn's topic chain and states\n"
         "  experience_task_graphs   a task's decision graphs and edit path\n"
         "  associative_cue_associations  (:param source_id => 'D1:3') a turn's cues and tags",
         title="Neo4j Browser"))

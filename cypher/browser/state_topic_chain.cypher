@@ -1,14 +1,11 @@
-// description: Browser view: the longest topic chain, its events in time order and its semantic states over time (CURRENT_STATE marked)
-// params: namespace
+// description: Browser view: the topic chain of one turn's event, its events in time order and its semantic states over time (CURRENT_STATE marked)
+// params: namespace, source_id
 // returns: p
 // mode: read
-// usage in Neo4j Browser: :param namespace => 'demo'
-MATCH (t:Topic {namespace: $namespace})
-OPTIONAL MATCH (e:Event)-[:SUPPORTED_BY]->(t)
-WHERE e.namespace = $namespace
-WITH t, count(e) AS events
-ORDER BY events DESC, t.id
-LIMIT 1
+// usage in Neo4j Browser: :param namespace => 'demo'; :param source_id => 'D1:3'
+MATCH (turn:Event {namespace: $namespace})-[:SUPPORTED_BY]->(t:Topic)
+WHERE $source_id IN turn.source_ids AND t.namespace = $namespace
+WITH t ORDER BY t.id LIMIT 1
 CALL (t) {
   MATCH p = (t)-[:FIRST_TIMELINE_NODE]->(:Event)-[:TEMPORAL_NEXT*0..12]->(e:Event)
   WHERE e.namespace = $namespace

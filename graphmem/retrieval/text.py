@@ -41,13 +41,18 @@ CUE_MAX_WORDS = 8
 #: neighbours' vectors mean-pooled instead) while encoding costs 1.25x the single turns
 #: (whole neighbours: 3.3x), so ingest stays at the speed of encoding.
 CONTEXT_WORDS = 4
-#: Words that carry no content in chat (greetings, thanks, interjections): a short turn made only
-#: of these (plus stop words and the speaker's name) is small talk.
-PHATIC = frozenset(
-    "hi hey hello hiya yo bye goodbye goodnight night morning thanks thank thx ty cheers welcome wow "
-    "cool nice great awesome amazing sweet lovely yes yeah yep yup ok okay sure right totally "
+#: Greeting and farewell words (one vocabulary with :data:`THANKS` and :data:`PHATIC`; the state
+#: memory's utterance classifier, :mod:`graphmem.state.utterances`, reads the same sets).
+GREETINGS = frozenset("hi hey hello hiya yo bye goodbye goodnight night morning".split())
+#: Words of thanks and of answering thanks.
+THANKS = frozenset("thanks thank thx ty cheers welcome appreciate".split())
+#: Words that carry no content in chat (greetings, thanks, interjections, reactions, discourse
+#: fillers): a short turn made only of these (plus stop words and the speaker's name) is small talk.
+PHATIC = GREETINGS | THANKS | frozenset(
+    "wow cool nice great awesome amazing sweet lovely yes yeah yep yup ok okay sure right totally "
     "definitely absolutely haha lol hehe oh ah um hmm you your me my we our so too very really "
-    "just good glad happy same here sounds sound see talk later soon care take catch up again".split()
+    "just good glad happy same here sounds sound see talk later soon care take catch up again "
+    "agree congrats congratulations luck love long well anyway actually honestly btw".split()
 )
 #: Marker for "no term": an analyzed token that never occurs (analyze() lowercases, this has
 #: uppercase), so a query with no terms matches nothing instead of failing to parse.

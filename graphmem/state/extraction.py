@@ -4,8 +4,11 @@ Two extractors fill the same vocabulary:
 
 - :class:`HeuristicStateExtractor` needs no LLM. Structured turns (``Turn.meta`` with ``attribute``,
   e.g. MemConflict's field mapping) give subject, topic key, value and condition directly; free
-  text gives subject = speaker, topic by embedding (``topic_key=None``), and an assertion when
-  the turn is a first-person statement (the latest assertion becomes the topic's state).
+  text gives subject = speaker, topic by embedding (``topic_key=None``) named by a YAKE key
+  phrase, and an assertion when the turn makes a statement about the speaker: that sentence
+  rewritten as a short third-person State (:mod:`graphmem.state.utterances`,
+  :mod:`graphmem.state.statements`). Greetings, thanks, questions and small talk assert nothing
+  and go to the speaker's small-talk topic.
 - :class:`LLMStateExtractor` asks a langchain-core chat model for the same fields with structured
   output (one call per batch of turns; one retry, then ControllerError).
 """
@@ -23,10 +26,14 @@ from pydantic import BaseModel, Field
 from graphmem.conversations import Turn
 from graphmem.llm import LLMUsage, constrained_schema, invoke_structured
 from graphmem.state.models import Extraction
+from graphmem.state.statements import rewrite_statement
+from graphmem.state.topics import topic_phrase
+from graphmem.state.utterances import WORD, is_name, main_statement, name_words, utterances
 
 logger = logging.getLogger(__name__)
 
-_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|our|ours)\b", re.I)
+#: Topic name part of a speaker's small-talk chain (:func:`small_talk_topic`).
+SMALL_TALK_TOPIC = "small talk"
 _CONDITION = re.compile(r"\b(?:when(?:ever)?|if|during|on weekends|in the (?:morning|evening))\b[^.,;!?]*",
                         re.I)
 #: Attribute words whose value cannot change over time (a different later claim is a conflict).
@@ -70,10 +77,12 @@ class HeuristicStateExtractor:
         self.usage = LLMUsage()
 
     def extract(self, turns: Sequence[Turn]) -> list[Extraction]:
-        """One :class:`Extraction` per turn, same order."""
-        return [self._one(t) for t in turns]
+        """One :class:`Extraction` per turn, same order. The names of the turns' speakers are
+        the names :mod:`graphmem.state.utterances` cuts as vocatives ("Thanks, Mel!")."""
+        names = name_words({t.speaker for t in turns})
+        return [self._one(t, names) for t in turns]
 
-    def _one(self, turn: Turn) -> Extraction:
+    def _one(self, turn: Turn, names: frozenset[str]) -> Extraction:
         meta = turn.meta
         if meta.get("attribute") and meta.get("kind") != "outline":
             subject = str(meta.get("person") or turn.speaker)
@@ -87,19 +96,49 @@ class HeuristicStateExtractor:
             return Extraction(subject=subject, topic_key=key, topic_name=name, assertion=assertion,
                               value=normalize_value(meta.get("value")), condition=condition,
                               mutable=not (meta.get("kind") == "static" or is_immutable(attribute)))
+        return self._free_text(turn, names)
+
+    def _free_text(self, turn: Turn, names: frozenset[str]) -> Extraction:
+        """Free text: the turn's best statement becomes its State (rewritten about the speaker,
+        :func:`graphmem.state.statements.rewrite_statement`); the topic is placed by embedding
+        and named by the YAKE key phrase of that statement (else of the turn's other content);
+        a turn of greetings, thanks, questions and small talk only goes to the speaker's
+        small-talk topic (:func:`small_talk_topic`) and asserts nothing."""
         text = turn.text.strip()
-        statement = bool(_FIRST_PERSON.search(text)) and not text.endswith("?")
-        condition = None
-        match = _CONDITION.search(text) if statement else None
-        if match and len(match.group(0).split()) >= 2:
-            condition = match.group(0).strip()
-        return Extraction(
-            subject=turn.speaker,
-            assertion=f"{turn.speaker}: {text}" if statement else None,
-            value=normalize_value(text) if statement else None,
-            condition=condition,
-            mutable=not any(w in text.lower() for w in ("i was born", "my name is")),
-        )
+        found = utterances(text, names)
+        main = main_statement(found)
+        content = [u for u in found if u.kind in ("statement", "remark")]
+        mutable = not any(w in text.lower() for w in ("i was born", "my name is"))
+        if not content:
+            key, name = small_talk_topic(turn.speaker)
+            return Extraction(subject=turn.speaker, topic_key=key, topic_name=name, mutable=mutable)
+        named = [main] if main else [u for u in found if u.kind == "remark"]
+        phrase = topic_phrase(_without_names(" ".join(u.core for u in named), names)) or \
+            " ".join(dict.fromkeys(w for u in named for w in u.content[:3]))
+        topic_name = f"{turn.speaker}: {phrase}"
+        if main is None:
+            return Extraction(subject=turn.speaker, topic_name=topic_name, mutable=mutable)
+        assertion = rewrite_statement(main.text, turn.speaker, names, turn.timestamp)
+        match = _CONDITION.search(main.text)
+        condition = match.group(0).strip() if match and len(match.group(0).split()) >= 2 else None
+        return Extraction(subject=turn.speaker, topic_name=topic_name, assertion=assertion or None,
+                          value=normalize_value(assertion) if assertion else None,
+                          condition=condition, mutable=mutable)
+
+
+def small_talk_topic(speaker: str) -> tuple[str, str]:
+    """``(topic key, topic name)`` of the chain that holds a speaker's greetings, thanks,
+    questions and small talk: ``("Caroline|small talk", "small talk")`` (the Topic's
+    ``subject`` says whose). The name carries no speaker name on purpose: the topic's vector is
+    the name's, and on the LoCoMo dev conversations "Caroline: small talk"-style names reach the
+    joining cosine (0.5) with 18% of the speakers' turns that have content (MiniLM), so those
+    would join the chat chain; "small talk" reaches at most 0.37 with any of them."""
+    return f"{speaker}|{SMALL_TALK_TOPIC}", SMALL_TALK_TOPIC
+
+
+def _without_names(text: str, names: frozenset[str]) -> str:
+    """``text`` with the conversation's names blanked (so a key phrase is never "Hey Mel")."""
+    return WORD.sub(lambda m: " " if is_name(m.group(0), names) else m.group(0), text)
 
 
 class _LLMItem(BaseModel):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -73,12 +75,60 @@ class TopicAssigner:
         return topic
 
 
-def key_phrase(text: str, max_words: int = 3) -> str:
-    """The top YAKE key phrase of ``text`` (English), or its first words when YAKE finds none."""
+@lru_cache(maxsize=8)
+def _yake(max_words: int) -> Any:
     import yake
 
-    extractor = yake.KeywordExtractor(lan="en", n=max_words, top=1)
-    found = extractor.extract_keywords(text)
+    return yake.KeywordExtractor(lan="en", n=max_words, top=1)
+
+
+def key_phrase(text: str, max_words: int = 3) -> str:
+    """The top YAKE key phrase of ``text`` (English, at most ``max_words`` words), or its first
+    words when YAKE finds none."""
+    found = _yake(max_words).extract_keywords(text)
     if found:
         return str(found[0][0])
     return " ".join(text.split()[:max_words])
+
+
+def topic_phrase(text: str, max_words: int = 3, candidates: int = 10) -> str:
+    """A noun-like key phrase of ``text`` for a topic's name, from YAKE's first ``candidates``
+    phrases, or ``""`` when none fits.
+
+    A phrase fits when it has no stop word (scikit-learn's English list) and not only chat
+    words (:data:`graphmem.retrieval.text.PHATIC`), every word can be a noun or an adjective
+    (lemminflect; unknown words such as "LGBTQ" count as nouns), and the last one can be a
+    noun. Of the fitting phrases, the first of several words wins ("career options", not
+    "Gonna continue"), else the first single word that can only be a noun ("family" before
+    "make"), else the first fitting one.
+    """
+    from lemminflect import getAllLemmas
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    from graphmem.retrieval.text import PHATIC
+
+    if not text.split():
+        return ""
+    best: tuple[int, str] | None = None
+    for phrase, _score in _yake_many(max_words, candidates).extract_keywords(text):
+        words = [w.lower() for w in str(phrase).replace("'", " ").split()]
+        if not words or any(w in ENGLISH_STOP_WORDS for w in words) or all(w in PHATIC for w in words):
+            continue
+        lemmas = [getAllLemmas(w) for w in words]
+        if any(found and not {"NOUN", "ADJ"} & set(found) for found in lemmas):
+            continue
+        if lemmas[-1] and "NOUN" not in lemmas[-1]:
+            continue
+        tier = 0 if len(words) > 1 else 1 if set(lemmas[-1]) <= {"NOUN"} else 2
+        if best is None or tier < best[0]:
+            best = (tier, str(phrase))
+        if tier == 0:
+            break
+    return best[1] if best else ""
+
+
+@lru_cache(maxsize=8)
+def _yake_many(max_words: int, top: int) -> Any:
+    import yake
+
+    return yake.KeywordExtractor(lan="en", n=max_words, top=top)
