@@ -53,6 +53,8 @@ logger = logging.getLogger(__name__)
 MODE = ("threads; one scoped GraphMemory facade per writer on the shared runner: one driver "
         "(connection pool) and one bookmark manager; one embedding model, encode calls "
         "serialised by its lock")
+#: Namespace part per layout.
+_SHORT = {"separate_namespaces": "sep", "same_namespace": "one", "same_conversation": "conv"}
 #: Relationship types each memory's count query reads (the start node is the memory's).
 _REL_QUERY = {"state": "bench/count_state_relationships",
               "associative": "bench/count_associative_relationships"}
@@ -218,7 +220,8 @@ def concurrency_section(mem: GraphMemory, conversations: Sequence[Conversation],
         memories: ``"state"`` and/or ``"associative"``.
         layouts: a subset of :data:`~graphmem.evaluation.concurrency_plan.LAYOUTS`.
         batch_size: turns per ``mem.add`` call in the ``same_conversation`` layout.
-        repeats: runs per (layout, N); turns/s is their median, with the range.
+        repeats: runs per (layout, N), in rounds of N = 1, 2, 4 (so a change of load on the
+            machine spreads over every N); turns/s is their median, with the range.
         prefix: namespace prefix (default ``conc-<random>``).
         progress: called with one line per run.
     Returns:
@@ -258,19 +261,18 @@ def concurrency_section(mem: GraphMemory, conversations: Sequence[Conversation],
         per_memory: dict[str, Any] = {}
         for layout in layouts:
             reference: dict[str, Any] | None = None
-            rows: dict[str, Any] = {}
-            for n in counts:
-                runs = []
-                for r in range(repeats):
-                    ns = f"{prefix}-{memory[:5]}-{layout.split('_')[1][:4]}-n{n}-r{r}"
+            runs: dict[int, list[dict[str, Any]]] = {n: [] for n in counts}
+            for r in range(repeats):       # N = 1, 2, 4, then again: load drifts spread over N
+                for n in counts:
+                    ns = f"{prefix}-{memory[:5]}-{_SHORT[layout]}-n{n}-r{r}"
                     got = run_layout(mem, memory, layout, n, units, batches, parts, ns)
                     reference = reference or got["graph"]
                     got["check"] = plan.compare(memory, layout, reference, got["graph"])
-                    runs.append(got)
+                    runs[n].append(got)
                     say(f"{memory} {layout} N={n} run {r + 1}/{repeats}: {got['seconds']} s, "
                         f"{round(turns / got['seconds'], 1)} turns/s, lost updates "
                         f"{got['check']['lost_updates']}, retries {got['retries']}")
-                rows[str(n)] = _summarise(runs, turns)
+            rows = {str(n): _summarise(runs[n], turns) for n in counts}
             single = rows["1"]["turns_per_s"]
             for row in rows.values():
                 row["speedup"] = plan.speedup(row["turns_per_s"], single)
@@ -301,6 +303,35 @@ def _summarise(runs: list[dict[str, Any]], turns: int) -> dict[str, Any]:
         "nodes": last["graph"]["nodes"], "relationships": last["graph"]["relationships"],
         "errors": [e for r in runs for e in r["errors"]],
     }
+
+
+def concurrency_markdown(section: dict[str, Any]) -> str:
+    """The section as Markdown: one table row per memory, layout and N (turns/s median and
+    range, speed-up, retries, lost updates), then the differences from the single-writer run."""
+    from graphmem.evaluation.report import md_table
+
+    rows, notes = [], []
+    for memory, layouts in section["memories"].items():
+        for layout, runs in layouts.items():
+            for n, row in runs.items():
+                rates = row["turns_per_s_runs"]
+                rows.append([memory, layout, n, row["turns_per_s"],
+                             f"{min(rates)}–{max(rates)}", row["speedup"], row["retries"],
+                             row["lost_updates"]])
+                for kind in ("differences", "order_dependent_differences"):
+                    for diff in row[kind]:
+                        notes.append(f"- {memory} {layout} N={n} {kind.replace('_', ' ')}: "
+                                     + ", ".join(f"{k} {v['single']} → {v['concurrent']}"
+                                                 for k, v in diff.items()))
+                bad = {k: v for k, v in row["violations"].items() if v}
+                if bad:
+                    notes.append(f"- {memory} {layout} N={n} violations: {bad}")
+    inp = section["input"]
+    head = (f"{inp['turns']} turns of {', '.join(inp['conversations'])}; writers: "
+            f"{section['mode']}; {section['repeats']} run(s) per row.")
+    table = md_table(["memory", "layout", "N", "turns/s", "range", "speed-up", "retries",
+                      "lost updates"], rows)
+    return "\n".join([head, "", table, "", *notes, ""])
 
 
 def summary_lines(section: dict[str, Any]) -> list[str]:

@@ -71,3 +71,25 @@ def test_four_writers_adding_batches_of_one_conversation_lose_no_state_event(
     assert four["graph"]["nodes"]["Event"] == 64
     assert four["graph"]["relationships"]["EVIDENCED_BY"] == \
         single["graph"]["relationships"]["EVIDENCED_BY"]
+
+
+def test_the_section_is_json_ready_and_cleans_up(runner, embedder, namespace, sample_data) -> None:
+    import json
+
+    from graphmem.evaluation.concurrency import concurrency_markdown, concurrency_section
+    from graphmem.evaluation.locomo import truncate_conversation
+
+    conv = truncate_conversation(read_locomo(resolve("locomo", sample_data))[1], 24)
+    mem = GraphMemory(runner, embedder, namespace=namespace)
+    section = concurrency_section(mem, [conv], writers=(2,), memories=("associative",),
+                                  layouts=("same_namespace",), prefix=namespace)
+    json.dumps(section)
+    rows = section["memories"]["associative"]["same_namespace"]
+    assert section["writers"] == [1, 2] and list(rows) == ["1", "2"]
+    assert rows["1"]["speedup"] == 1.0 and rows["2"]["speedup"] > 0
+    assert rows["2"]["nodes"]["Episode"] == section["input"]["turns"] == 24
+    assert section["lost_updates"] == 0 and section["errors"] == 0
+    assert "| associative | same_namespace | 2 |" in concurrency_markdown(section)
+    leftovers = [r["namespace"] for r in runner.read("core/list_namespaces")
+                 if r["namespace"].startswith(namespace)]
+    assert leftovers == []

@@ -107,3 +107,32 @@ def test_graphs_of_several_namespaces_add_up() -> None:
 def test_speedup() -> None:
     assert plan.speedup(15.0, 10.0) == 1.5
     assert plan.speedup(None, 10.0) is None and plan.speedup(3.0, 0.0) is None
+
+
+def test_section_arguments_are_checked_before_any_write() -> None:
+    from graphmem.evaluation.concurrency import concurrency_section
+
+    conv = [_conversation()]
+    for kwargs, match in (({"writers": (0,)}, "writers"), ({"repeats": 0}, "repeats"),
+                          ({"memories": ("insight",)}, "'insight'"),
+                          ({"layouts": ("shared",)}, "'shared'"), ({"batch_size": 0}, "batch_size")):
+        with pytest.raises(InvalidInputError, match=match):
+            concurrency_section(None, conv, **kwargs)  # type: ignore[arg-type]
+
+
+def test_markdown_lists_rows_and_differences() -> None:
+    from graphmem.evaluation.concurrency import concurrency_markdown
+
+    row = {"turns_per_s": 12.5, "turns_per_s_runs": [12.0, 13.0], "speedup": 1.0, "retries": 0,
+           "lost_updates": 0, "differences": [], "order_dependent_differences": [],
+           "violations": {"timeline_forks": 0}}
+    bad = {**row, "speedup": 1.4, "retries": 2, "lost_updates": 3,
+           "differences": [{"GROUPS": {"single": 8, "concurrent": 16}}],
+           "violations": {"timeline_forks": 1}}
+    section = {"mode": "threads", "repeats": 2, "input": {"turns": 40, "conversations": ["conv-26"]},
+               "memories": {"associative": {"same_conversation": {"1": row, "2": bad}}}}
+    text = concurrency_markdown(section)
+    assert "| associative | same_conversation | 2 | 12.5 | 12.0–13.0 | 1.4 | 2 | 3 |" in text
+    assert "- associative same_conversation N=2 differences: GROUPS 8 → 16" in text
+    assert "- associative same_conversation N=2 violations: {'timeline_forks': 1}" in text
+    assert text.startswith("40 turns of conv-26; writers: threads; 2 run(s) per row.")
