@@ -55,7 +55,7 @@ MODE = ("threads; one scoped GraphMemory facade per writer on the shared runner:
         "serialised by its lock")
 #: Namespace part per layout.
 _SHORT = {"separate_namespaces": "sep", "same_namespace": "one", "same_conversation": "conv"}
-#: Relationship types each memory's count query reads (the start node is the memory's).
+#: Each memory's relationship count query (relationships starting at its nodes).
 _REL_QUERY = {"state": "bench/count_state_relationships",
               "associative": "bench/count_associative_relationships"}
 
@@ -135,7 +135,7 @@ class _Writers:
                 "db_write": round(sum(t["runner"].seconds["write"] for t in self.timers), 2)}
 
 
-def _drain(items: Sequence[Any]) -> queue.SimpleQueue:
+def _queue_of(items: Sequence[Any]) -> queue.SimpleQueue:
     q: queue.SimpleQueue = queue.SimpleQueue()
     for item in items:
         q.put(item)
@@ -169,7 +169,7 @@ def run_layout(mem: GraphMemory, memory: str, layout: str, n: int, units: list[C
     elif layout == "same_namespace":
         namespaces = [prefix]
         writers = _Writers(mem, n, lambda w: prefix)
-        work = _drain(units)
+        work = _queue_of(units)
 
         def job(w: int, facade: GraphMemory) -> None:
             while (unit := _next(work)) is not None:
@@ -177,7 +177,7 @@ def run_layout(mem: GraphMemory, memory: str, layout: str, n: int, units: list[C
     else:
         namespaces = [prefix]
         writers = _Writers(mem, n, lambda w: prefix)
-        work = _drain(batches)
+        work = _queue_of(batches)
 
         def job(w: int, facade: GraphMemory) -> None:
             while (batch := _next(work)) is not None:
