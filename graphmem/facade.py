@@ -231,7 +231,9 @@ class GraphMemory:
     def scoped(self, namespace: str, *, wrap_runner: Callable[[Any], Any] | None = None,
                wrap_embedder: Callable[[Any], Any] | None = None) -> GraphMemory:
         """The same connection, embedder and llm on another ``namespace`` (a new facade; this
-        one is unchanged). Closing the scoped facade does not close the shared connection.
+        one is unchanged). Closing the scoped facade does not close the shared connection. The
+        runner, hence its bookmark manager, is shared: a write through one facade is seen by
+        a read through any other of the same connection, on a cluster too.
 
         Args:
             namespace: the other tenant.
@@ -246,6 +248,14 @@ class GraphMemory:
         scoped._setup(runner, embedder, namespace, self.llm)
         scoped._borrowed = True
         return scoped
+
+    @property
+    def bookmark_manager(self) -> Any:
+        """The bookmark manager every session of this facade's runner carries (None for a
+        runner without one): shared by every :meth:`scoped` facade of the connection, so a
+        read after a write sees it on any cluster member (read-your-writes; see
+        :class:`~graphmem.graph.runner.QueryRunner`)."""
+        return getattr(self.runner, "bookmark_manager", None)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Node counts of this namespace per memory, ``{memory: {label: n}}`` (each memory's

@@ -21,8 +21,10 @@ LABELS = all_labels()  # every registered memory's labels (graphmem.memory regis
 
 @pytest.fixture
 def tq(runner: QueryRunner) -> QueryRunner:
-    """The same driver with the test-only queries of tests/integration/cypher/."""
-    return QueryRunner(runner.driver, CypherRegistry.load(TEST_CYPHER), database=runner.database)
+    """The same driver and bookmarks with the test-only queries of tests/integration/cypher/
+    (so on a cluster its reads see the memories' writes)."""
+    return QueryRunner(runner.driver, CypherRegistry.load(TEST_CYPHER), database=runner.database,
+                       bookmark_manager=runner.bookmark_manager)
 
 
 @pytest.fixture

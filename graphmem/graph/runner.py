@@ -1,25 +1,48 @@
-"""The one query runner: named queries only, managed transactions, translated errors."""
+"""The one query runner: named queries only, managed transactions, causal chaining by
+bookmarks, translated errors."""
 
 from __future__ import annotations
 
+import logging
+import threading
+from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import neo4j
 from neo4j import exceptions as ne
+from neo4j.api import BookmarkManager
 
 from graphmem.errors import QueryError, InvalidInputError, translate_neo4j_error
 from graphmem.graph.registry import CypherQuery, CypherRegistry
 
 Record = dict[str, Any]
 
+logger = logging.getLogger(__name__)
+
 
 class QueryRunner:
     """Runs registry queries by name on one database.
 
     Reads go through ``session.execute_read`` and writes through ``session.execute_write``, so a
-    cluster routes them and transient errors (deadlocks, leader changes) are retried by the
-    driver's managed transactions. Neo4j errors are translated into :mod:`graphmem.errors`.
+    cluster routes them (``neo4j://`` / ``neo4j+s://``: writes to the leader, reads to
+    followers or read replicas) and transient errors (deadlocks, leader changes) are retried by
+    the driver's managed transactions. Neo4j errors are translated into :mod:`graphmem.errors`.
+
+    **Read-your-writes.** Every call opens a new session, and every session of this runner
+    shares one bookmark manager (``neo4j.GraphDatabase.bookmark_manager()``, or the one passed
+    in): a session starts with the bookmarks of the transactions committed before it through
+    this runner, and the server does not begin it until it has applied them. So a read after a
+    write, on any cluster member, sees that write; facades made with
+    :meth:`graphmem.GraphMemory.scoped` share their parent's runner and with it the bookmark
+    manager. Threads may share a runner (the manager is thread-safe); each thread's sessions
+    then wait for every write committed through the runner before they start. On a single
+    instance (``bolt://``) the bookmarks are always already applied and cost one small field
+    per request. Another process (another runner) sees the writes once they are committed on
+    the member it reads from; pass it the same bookmarks (``bookmark_manager=``) to chain it.
+
+    **Retries.** :meth:`retry_stats` counts transaction functions the driver ran again after a
+    retryable error (deadlock, transient, leader switch), with the error codes seen.
 
     Args:
         driver: an open ``neo4j.Driver`` (borrowed: :meth:`close` does not close it unless
@@ -27,6 +50,8 @@ class QueryRunner:
         registry: the loaded Cypher registry.
         database: database name (``"neo4j"`` on Community).
         owns_driver: close the driver in :meth:`close`.
+        bookmark_manager: a ``neo4j.BookmarkManager`` to share with other runners (e.g. one
+            with another registry on the same driver); default: a new one for this runner.
     """
 
     def __init__(
@@ -35,11 +60,17 @@ class QueryRunner:
         registry: CypherRegistry,
         database: str = "neo4j",
         owns_driver: bool = False,
+        bookmark_manager: BookmarkManager | None = None,
     ):
         self.driver = driver
         self.registry = registry
         self.database = database
         self._owns_driver = owns_driver
+        self.bookmark_manager = (bookmark_manager if bookmark_manager is not None
+                                 else neo4j.GraphDatabase.bookmark_manager())
+        self._stats_lock = threading.Lock()
+        self._retries = 0
+        self._retry_codes: Counter[str] = Counter()
 
     def _check(self, query: CypherQuery, params: dict[str, Any]) -> None:
         given = set(params)
@@ -112,19 +143,41 @@ class QueryRunner:
         return [record.data() for record in tx.run(query.text, params)]
 
     def transaction(self, mode: str, work: Callable[[neo4j.ManagedTransaction], Any], name: str | None = None) -> Any:
-        """Run ``work(tx)`` in a managed read or write transaction with error translation.
+        """Run ``work(tx)`` in a managed read or write transaction with error translation, in
+        a new session on this runner's bookmark manager (it starts after every transaction
+        committed through the runner and records its own commit).
 
-        ``work`` must only run registry queries (``self.registry.get(...).text``).
+        ``work`` must only run registry queries (``self.registry.get(...).text``); the driver
+        may run it more than once (retries), so it must not have side effects outside ``tx``.
 
         Raises:
             InvalidInputError: a string parameter cannot be encoded as UTF-8 (a lone surrogate).
             DatabaseError subclasses: translated Neo4j/driver errors.
         """
+        attempts = 0
+
+        def attempt(tx: neo4j.ManagedTransaction) -> Any:
+            nonlocal attempts
+            attempts += 1
+            if attempts > 1:
+                self._count_retry(name)
+            try:
+                return work(tx)
+            except ne.Neo4jError as exc:
+                if exc.is_retryable():
+                    self._count_code(exc.code or type(exc).__name__)
+                raise
+            except ne.DriverError as exc:
+                if exc.is_retryable():
+                    self._count_code(type(exc).__name__)
+                raise
+
         try:
-            with self.driver.session(database=self.database) as session:
+            with self.driver.session(database=self.database,
+                                     bookmark_manager=self.bookmark_manager) as session:
                 if mode == "read":
-                    return session.execute_read(work)
-                return session.execute_write(work)
+                    return session.execute_read(attempt)
+                return session.execute_write(attempt)
         except UnicodeEncodeError as exc:  # a lone surrogate in a parameter: Bolt sends UTF-8
             raise InvalidInputError(
                 f"a parameter of query {name!r} is not valid Unicode: {exc.object[exc.start]!r} at"
@@ -134,6 +187,25 @@ class QueryRunner:
             raise translate_neo4j_error(exc, name) from exc
         except ne.DriverError as exc:
             raise translate_neo4j_error(exc, name) from exc
+
+    def _count_retry(self, name: str | None) -> None:
+        with self._stats_lock:
+            self._retries += 1
+        logger.debug("transaction %s retried by the driver", name)
+
+    def _count_code(self, code: str) -> None:
+        with self._stats_lock:
+            self._retry_codes[code] += 1
+
+    def retry_stats(self) -> dict[str, Any]:
+        """Transaction retries since this runner was made: ``{"retries": n, "by_code":
+        {Neo4j error code: n}}``. ``retries`` counts re-runs of a transaction function by the
+        driver (one per extra attempt, whatever failed: the work or its commit);
+        ``by_code`` counts the retryable errors raised inside the work (e.g.
+        ``Neo.TransientError.Transaction.DeadlockDetected``; a failed commit is not seen
+        there). Thread-safe; a snapshot."""
+        with self._stats_lock:
+            return {"retries": self._retries, "by_code": dict(self._retry_codes)}
 
     def close(self) -> None:
         """Close the driver if this runner owns it."""

@@ -1,6 +1,7 @@
 """The smoke subset against the current Neo4j calendar release (Java 21+, built from Maven
 Central like the 5.26 default): start on free ports with a throw-away home, migrate, write and read,
-a vector index query and a full-text query, then stop. The first run downloads the calendar jars."""
+a vector index query and a full-text query, sessions chained by bookmarks, then stop. The first
+run downloads the calendar jars."""
 
 from __future__ import annotations
 
@@ -42,3 +43,5 @@ def test_calendar_release_runs_graphmem_smoke_subset(calendar_server, embedder) 
         rows = runner.read("core/ping")  # calendar releases also list a "Cypher" component
         assert rows[0]["version"] == CALENDAR_VERSION and rows[0]["edition"] == "community"
         assert_smoke(run_smoke(runner, embedder))
+        # every session carried the runner's bookmark manager: the server's bookmark is in it
+        assert len(runner.bookmark_manager.get_bookmarks()) == 1

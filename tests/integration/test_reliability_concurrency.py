@@ -69,10 +69,17 @@ def test_opposite_lock_order_deadlocks_are_retried(runner, embedder, namespace, 
             runner.write("insight/add_positive_evidence", namespace=namespace, query_id=q,
                          insight_ids=order)
 
+    before = runner.retry_stats()
     _together(WRITERS, write)
     retried = [r for r in caplog.records if "will be retried" in r.getMessage()]
     print(f"\n{len(retried)} transaction(s) retried by the driver: "
           f"{sorted({r.getMessage()[-90:] for r in retried})}")
+    # the runner counts exactly the retries the driver logs, with their error codes
+    after = runner.retry_stats()
+    assert after["retries"] - before["retries"] == len(retried)
+    codes = {k: v - before["by_code"].get(k, 0) for k, v in after["by_code"].items()}
+    assert all(k.startswith("Neo.TransientError.") for k, v in codes.items() if v), codes
+    assert sum(codes.values()) <= len(retried)   # a failed commit is retried but not coded
     for state in mem.get_insights([first, second]):
         assert state.positive_evidence == 1 + WRITERS * rounds
         assert len(state.supporting_query_ids) == 1 + WRITERS * rounds

@@ -21,7 +21,7 @@ PUBLIC = {
 
 FACADE_MEMBERS = {"insight", "experience", "state", "associative", "memory", "memories",
                   "scoped", "counts", "query", "delete_namespace", "from_settings", "close",
-                  "runner", "embedder", "namespace", "llm"}
+                  "runner", "embedder", "namespace", "llm", "bookmark_manager"}
 
 #: The contract every registered memory implements.
 CONTRACT = {"recall", "arecall", "ingest", "aingest", "counts", "documents", "labels", "name",
