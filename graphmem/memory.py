@@ -398,5 +398,5 @@ register_memory(MemorySpec(
     "EMIR2 SEMG: events on topic chains and evolving semantic states"))
 register_memory(MemorySpec(
     "associative", "graphmem.associative:AssociativeMemory",
-    ("Cue", "Tag", "Episode", "SemanticUnit", "Theme"),
+    ("Cue", "Tag", "Episode", "SemanticUnit", "Theme", "Timeline"),
     "MRAgent: cue-tag-content graph for multi-step evidence reconstruction"))

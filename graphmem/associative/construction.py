@@ -60,43 +60,74 @@ def _unit_turn(episode: EpisodeInput) -> dict[str, Any]:
             "session": episode.session}
 
 
-def plan_units(episodes: list[EpisodeInput], namespace: str,
-               tail: dict[str, Any] | None = None) -> dict[str, Any]:
+def _raw(text: str | None, speaker: str | None) -> str:
+    """A stored episode text (``"speaker: text"``) back to the turn's own text."""
+    text = str(text or "")
+    prefix = f"{speaker}: " if speaker else ""
+    return text[len(prefix):] if prefix and text.startswith(prefix) else text
+
+
+def _stored_turn(row: dict[str, Any], text_key: str = "text",
+                 speaker_key: str = "speaker") -> dict[str, Any]:
+    return {"speaker": row.get(speaker_key) or "", "session": row.get("session"),
+            "text": _raw(row.get(text_key), row.get(speaker_key)),
+            "timestamp": row.get("occurred_at")}
+
+
+def plan_units(episodes: list[EpisodeInput], namespace: str, before: dict[str, Any] | None = None,
+               after: dict[str, Any] | None = None) -> dict[str, Any]:
     """The retrieval-unit rows of a batch and the texts to encode (pure, no vectors).
 
     Args:
         episodes: the batch's episodes in timeline order (non-empty).
         namespace: the tenant.
-        tail: the stored last episode of the first new episode's session, when the batch extends a
-            stored session: ``{"id", "speaker", "text", "session", "occurred_at", "prev_text"}``
-            (``text`` as stored, ``"speaker: text"``, or the raw turn text); it gets a ``refresh``
-            row (its new ``next_id``; its window text is re-encoded).
+        before / after: the stored session neighbours of the batch's first / last episode (rows
+            of ``associative/timeline_context``: ``id``, ``speaker``, ``text`` as stored, ``session``,
+            ``occurred_at``, and ``other_text`` / ``other_speaker`` of their own other neighbour),
+            or None. Each gets a ``refresh`` row (its new ``next_id`` / ``prev_id``) and its window
+            re-encoded, so a conversation stored message by message, or by batches out of order,
+            ends with the vectors and links of one stored at once.
     Returns:
         ``{"ids", "units", "refresh", "windows"}``: the episodes' node ids, one
-        :func:`graphmem.retrieval.unit_rows` row each, the tail's refresh rows, and the window texts
-        (one per episode, then the tail's when it is refreshed).
+        :func:`graphmem.retrieval.unit_rows` row each, the neighbours' refresh rows, and the window
+        texts (one per episode, then the before's and the after's when present).
     """
     episode_ids = [node_id(namespace, "episode", e.conversation_id, e.source_id) for e in episodes]
     turns = [_unit_turn(e) for e in episodes]
     ids = list(episode_ids)
-    joined = tail is not None and tail["session"] == episodes[0].session
-    if joined:
-        text = str(tail["text"])
-        prefix = f"{tail['speaker']}: "
-        head = [{"speaker": tail["speaker"], "text": text[len(prefix):] if text.startswith(prefix)
-                 else text, "timestamp": tail["occurred_at"], "session": tail["session"]}]
-        if tail.get("prev_text"):
-            head.insert(0, {"speaker": "", "text": tail["prev_text"], "session": tail["session"]})
-        ids = [*(["-"] if len(head) == 2 else []), tail["id"], *ids]
-        turns = [*head, *turns]
-    units = unit_rows(turns, None, namespace=namespace, ids=ids)
-    offset = len(turns) - len(episodes)
-    windows = [u["window_text"] for u in units[offset:]]
+    before = before if before is not None and before["session"] == episodes[0].session else None
+    after = after if after is not None and after["session"] == episodes[-1].session else None
+    head: list[dict[str, Any]] = []
+    head_ids: list[str] = []
+    if before is not None:
+        if before.get("other_text"):
+            head.append({**_stored_turn(before, "other_text", "other_speaker"),
+                         "session": before["session"]})
+            head_ids.append("-")
+        head.append(_stored_turn(before))
+        head_ids.append(before["id"])
+    tail: list[dict[str, Any]] = []
+    tail_ids: list[str] = []
+    if after is not None:
+        tail.append(_stored_turn(after))
+        tail_ids.append(after["id"])
+        if after.get("other_text"):
+            tail.append({**_stored_turn(after, "other_text", "other_speaker"),
+                         "session": after["session"]})
+            tail_ids.append("-")
+    units = unit_rows([*head, *turns, *tail], None, namespace=namespace,
+                      ids=[*head_ids, *ids, *tail_ids])
+    start = len(head)
+    mine = units[start:start + len(episodes)]
+    windows = [u["window_text"] for u in mine]
     refresh: list[dict[str, Any]] = []
-    if joined:
-        refresh.append({"id": tail["id"], "next_id": units[offset - 1]["next_id"]})
-        windows.append(units[offset - 1]["window_text"])
-    return {"ids": episode_ids, "units": units[offset:], "refresh": refresh, "windows": windows}
+    if before is not None:
+        refresh.append({"id": before["id"], "next_id": episode_ids[0], "prev_id": None})
+        windows.append(units[start - 1]["window_text"])
+    if after is not None:
+        refresh.append({"id": after["id"], "next_id": None, "prev_id": episode_ids[-1]})
+        windows.append(units[start + len(episodes)]["window_text"])
+    return {"ids": episode_ids, "units": mine, "refresh": refresh, "windows": windows}
 
 
 def build_rows(episodes: list[EpisodeInput], extractor: Any, namespace: str,
@@ -176,6 +207,29 @@ def build_rows(episodes: list[EpisodeInput], extractor: Any, namespace: str,
         "refresh": plan["refresh"],
         "windows": plan["windows"],
     }
+
+
+def relink_rows(ids: list[str], context: dict[str, Any], plan: dict[str, Any]) -> dict[str, list]:
+    """``associative/relink_neighbours`` parameters attaching a batch (node ids ``ids``) between
+    the stored episodes of ``context``: the NEXT_EPISODE link to the timeline's episode after it,
+    the NEXT_TURN link to the session's episode after it, the direct edges between the episodes
+    before and after it dropped, and the session's episode before it pointed at the batch."""
+    unlink, link, point = [], [], []
+    before, after = context["timeline_before"], context["timeline_after"]
+    if after is not None:
+        link.append({"rel": "NEXT_EPISODE", "previous": ids[-1], "next": after})
+        if before is not None:
+            unlink.append({"rel": "NEXT_EPISODE", "previous": before, "next": after})
+    neighbours = {r["id"]: r for r in plan["refresh"]}
+    s_before = context["session_before"]["id"] if context["session_before"] else None
+    s_after = context["session_after"]["id"] if context["session_after"] else None
+    if s_after in neighbours:
+        link.append({"rel": "NEXT_TURN", "previous": ids[-1], "next": s_after})
+        if s_before in neighbours:
+            unlink.append({"rel": "NEXT_TURN", "previous": s_before, "next": s_after})
+    if s_before in neighbours:
+        point.append({"id": s_before, "next_id": ids[0], "prev_id": None})
+    return {"unlink": unlink, "link": link, "point": point}
 
 
 def attach_vectors(rows: dict[str, Any], vectors: np.ndarray, episodes: Sequence[EpisodeInput],

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graphmem.associative.construction import attach_vectors, build_rows, episodes_of, plan_units
+from graphmem.associative.construction import (attach_vectors, build_rows, episodes_of,
+                                               plan_units, relink_rows)
 from graphmem.associative.extraction import HeuristicCueExtractor
 from graphmem.associative.llm_extraction import LLMCueExtractor
 from graphmem.associative.models import AssociativeItem, RoundTrace, Structure
@@ -27,10 +28,10 @@ from graphmem.associative.ranking import to_items, to_rounds
 from graphmem.associative.recall import Reconstructor
 from graphmem.associative.reconstruction import ReconstructionConfig, question_cue_texts
 from graphmem.associative.routing import HeuristicAssociativeRouter, LLMAssociativeRouter
-from graphmem.associative.store import AssociativeStore
+from graphmem.associative.store import AssociativeStore, StaleTimeline
 from graphmem.documents import item_document, turn_key
 from graphmem.embeddings import Embedder
-from graphmem.errors import EmptyTextError, InvalidInputError
+from graphmem.errors import DatabaseError, EmptyTextError, InvalidInputError
 from graphmem.graph.runner import QueryRunner
 from graphmem.llm import LLMUsage
 from graphmem.memory import IngestReport, Memory, PathStep, Progress, RecallResult, check_count
@@ -46,13 +47,15 @@ logger = logging.getLogger(__name__)
 
 #: Label -> key of ``associative/count_structure``.
 LABEL_KEYS = {"Cue": "cues", "Tag": "tags", "Episode": "episodes",
-              "SemanticUnit": "semantic_units", "Theme": "themes"}
+              "SemanticUnit": "semantic_units", "Theme": "themes", "Timeline": "timelines"}
 #: Relationship type -> key of ``associative/count_structure``.
 RELATIONSHIP_KEYS = {"HAS_TAG": "has_tag", "LEADS_TO": "leads_to",
                      "NEXT_EPISODE": "next_episode", "DERIVED_FROM": "derived_from",
                      "GROUPS": "groups"}
 #: Turns per progress report (a conversation is one transaction).
 PROGRESS_CHUNK = 25
+#: Plans of one batch when other writers keep extending its conversation's timeline meanwhile.
+PLAN_ATTEMPTS = 8
 #: An incremental batch (a resumed ingest, an agent's ``add``) smaller than this makes no themes.
 MIN_THEME_EPISODES = 10
 
@@ -139,7 +142,7 @@ class AssociativeMemory(Memory[AssociativeItem]):
             report.add_skipped("turn", len(stored))
             missing = [i for i, eid in enumerate(ids) if eid not in stored]
             if missing:
-                created, rows = self._write_missing(episodes, ids, missing, stored, extractor)
+                created, rows = self._write_missing(episodes, missing, extractor)
                 report.add_created(created)
                 report.details["conversations"] += 1
                 report.details["cue_tag_content_triples"] += (len(rows["episode_links"])
@@ -156,8 +159,8 @@ class AssociativeMemory(Memory[AssociativeItem]):
         report.llm_usage = self._account(usage)
         return report
 
-    def _write_missing(self, episodes: list[Any], ids: list[str], missing: list[int],
-                       stored: set[str], extractor: Any) -> tuple[dict[str, int], dict[str, Any]]:
+    def _write_missing(self, episodes: list[Any], missing: list[int],
+                       extractor: Any) -> tuple[dict[str, int], dict[str, Any]]:
         """Build and write the episodes not stored yet (a resumed or incremental ingest processes
         only those) in one transaction. Each new turn is encoded once, as its retrieval window, in
         a background thread while cues and tags are extracted and the vector-free rows written;
@@ -167,15 +170,34 @@ class AssociativeMemory(Memory[AssociativeItem]):
         that is not the whole conversation gets themes of its own (ids scoped by its first source
         id), and none under :data:`MIN_THEME_EPISODES`."""
         new = [episodes[i] for i in missing]
-        whole = not stored and missing[0] == 0
-        timeline_tail = None
-        if missing[0] == 0:
-            timeline_tail = self.store_last_episode(episodes[0].conversation_id, episodes[0].position)
-            whole = whole and timeline_tail is None
-        session_tail = (self.store.session_tail(new[0].conversation_id, new[0].session,
-                                                new[0].position)
-                        if timeline_tail is not None or missing[0] > 0 else None)
-        plan = plan_units(new, self.namespace, tail=session_tail)
+        first, last = new[0], new[-1]
+        for attempt in range(1, PLAN_ATTEMPTS + 1):
+            context = self.store.timeline_context(first.conversation_id, first.position,
+                                                  last.position, first.session, last.session)
+            context.update(timeline_id=node_id(self.namespace, "timeline", first.conversation_id),
+                           conversation_id=first.conversation_id, first=first.position,
+                           last=last.position, first_session=first.session,
+                           last_session=last.session)
+            try:
+                return self._write_planned(new, extractor, context)
+            except StaleTimeline as exc:
+                logger.info("associative ingest: %s (attempt %d of %d), planning again", exc,
+                            attempt, PLAN_ATTEMPTS)
+        raise DatabaseError(
+            f"conversation {first.conversation_id!r}: {PLAN_ATTEMPTS} batches of other writers "
+            "changed its timeline while this one was prepared; retry the ingest (what is stored "
+            "is skipped)")
+
+    def _write_planned(self, new: list[Any], extractor: Any,
+                       context: dict[str, Any]) -> tuple[dict[str, int], dict[str, Any]]:
+        """One attempt of :meth:`_write_missing` on the stored neighbours of ``context`` (see
+        ``associative/timeline_context``): the batch is linked after the timeline's episode before
+        it and before the one after it, on NEXT_EPISODE and, within the sessions, NEXT_TURN (the
+        direct edge between those two is dropped), and both neighbours' windows re-encoded."""
+        plan = plan_units(new, self.namespace, before=context["session_before"],
+                          after=context["session_after"])
+        ids = plan["ids"]
+        whole = not context["stored"]
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-encode") as pool:
             encoding = pool.submit(self.embedder.embed_documents, plan["windows"])
             try:
@@ -183,10 +205,9 @@ class AssociativeMemory(Memory[AssociativeItem]):
             except BaseException:
                 encoding.cancel()
                 raise
-            pairs = [{"previous": ids[i - 1], "next": ids[i]} for i in missing if i > 0]
-            if timeline_tail is not None:
-                pairs.insert(0, {"previous": timeline_tail, "next": ids[0]})
-            rows["timeline"] = pairs
+            rows["relink"] = relink_rows(ids, context, plan)
+            if context["timeline_before"] is not None:
+                rows["timeline"].insert(0, {"previous": context["timeline_before"], "next": ids[0]})
 
             def finish() -> dict[str, Any]:
                 return attach_vectors(rows, encoding.result(), new, self.heuristic.key_phrases,
@@ -194,17 +215,12 @@ class AssociativeMemory(Memory[AssociativeItem]):
                                       theme_scope=None if whole else new[0].source_id,
                                       min_theme_episodes=1 if whole else MIN_THEME_EPISODES)
 
-            created = self.store.write_graph(rows, finish)
+            created = self.store.write_graph(rows, finish, context)
         return created, rows
 
-    def store_last_episode(self, conversation_id: str, before: int) -> str | None:
-        """Id of the conversation's latest stored Episode positioned before ``before``, or None."""
-        rows = self.runner.read("associative/last_episode", namespace=self.namespace,
-                                conversation_id=conversation_id, before=before)
-        return rows[0]["id"] if rows else None
-
     def counts(self) -> dict[str, int]:
-        """Node counts by label (``Cue``, ``Tag``, ``Episode``, ``SemanticUnit``, ``Theme``) and
+        """Node counts by label (``Cue``, ``Tag``, ``Episode``, ``SemanticUnit``, ``Theme``,
+        ``Timeline``) and
         relationship counts by type (``HAS_TAG``, ``LEADS_TO``, ``NEXT_EPISODE``,
         ``DERIVED_FROM``, ``GROUPS``) of this namespace."""
         row = self.store.counts()

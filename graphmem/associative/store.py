@@ -39,6 +39,19 @@ def _as_cosine(rows: list[Row]) -> list[Row]:
     return rows
 
 
+def _neighbours(row: dict[str, Any]) -> tuple[Any, ...]:
+    """What a batch's plan rests on: the stored episodes around it and whether any is stored."""
+    return (row["timeline_before"], row["timeline_after"],
+            (row["session_before"] or {}).get("id"), (row["session_after"] or {}).get("id"),
+            bool(row["stored"]))
+
+
+class StaleTimeline(Exception):
+    """The stored episodes around a batch changed before its transaction took the timeline lock
+    (internal:
+    :meth:`AssociativeStore.write_graph` raises it, the memory plans the batch again)."""
+
+
 class AssociativeStore:
     """Reads and writes of one namespace. Scores returned are cosines in [-1, 1]."""
 
@@ -47,18 +60,26 @@ class AssociativeStore:
         self.namespace = namespace
 
     # -- writes ------------------------------------------------------------------------------
-    def write_graph(self, rows: dict[str, Any],
-                    finish: Callable[[], dict[str, list[Row]]]) -> dict[str, int]:
-        """Write one batch's graph in ONE transaction (all lands or nothing): the vector-free
-        rows first (episodes with their unit properties and NEXT_TURN edges, the timeline, cues,
+    def write_graph(self, rows: dict[str, Any], finish: Callable[[], dict[str, list[Row]]],
+                    context: dict[str, Any]) -> dict[str, int]:
+        """Write one batch's graph in ONE transaction (all lands or nothing): first the lock of
+        the conversation's Timeline and, under it, a check that the stored tails the batch was
+        planned on (``context``: ``timeline_id``, ``conversation_id``, ``first`` / ``last``
+        positions and sessions, and the ``associative/timeline_context`` row read to plan) are
+        still the ones around it — else :class:`StaleTimeline` is raised and nothing is written
+        (another batch of the conversation committed meanwhile; the caller plans again); then
+        the vector-free rows (episodes with their unit properties and NEXT_TURN edges, the timeline, cues,
         tags, cue-tag-episode triples, the refreshed session tail), then ``finish()`` — which
         waits for the batch's encoding and returns ``{"embeddings", "semantic_units", "themes"}``
         (:func:`graphmem.associative.construction.attach_vectors`) — and the rows that need vectors.
         The encoding thus runs while the first part is written.
 
         Returns:
-            nodes created by label (``Episode``, ``Cue``, ``Tag``, ``SemanticUnit``, ``Theme``),
-            from the write queries' answers (nodes that already existed are not counted).
+            nodes created by label (``Episode``, ``Cue``, ``Tag``, ``SemanticUnit``, ``Theme``,
+            ``Timeline``), from the write queries' answers (nodes that already existed are not
+            counted).
+        Raises:
+            StaleTimeline: the stored episodes around the batch are not the planned ones any more.
         """
         ns = self.namespace
         first = [
@@ -68,7 +89,6 @@ class AssociativeStore:
             ("Tag", "associative/merge_tags", rows["tags"]),
             (None, "associative/link_tag_episodes", rows["episode_links"]),
             (None, "associative/count_cue_contents", rows["cue_contents"]),
-            (None, "associative/refresh_session_tail", rows["refresh"]),
         ]
         done: dict[str, Any] = {}
 
@@ -82,8 +102,22 @@ class AssociativeStore:
                 if label:
                     created[label] = created.get(label, 0) + sum(int(r["created"]) for r in records)
 
+            locked = self.runner.run_in(tx, "associative/lock_timeline", namespace=ns,
+                                        id=context["timeline_id"],
+                                        conversation_id=context["conversation_id"])
+            created["Timeline"] = sum(int(r["created"]) for r in locked)
+            [now] = self.runner.run_in(tx, "associative/timeline_context", namespace=ns,
+                                       conversation_id=context["conversation_id"],
+                                       first=context["first"], last=context["last"],
+                                       first_session=context["first_session"],
+                                       last_session=context["last_session"])
+            if _neighbours(now) != _neighbours(context):
+                raise StaleTimeline(f"conversation {context['conversation_id']!r}: stored "
+                                    f"neighbours {_neighbours(now)} instead of the planned "
+                                    f"{_neighbours(context)}")
             for label, name, data in first:
                 step(label, name, data)
+            self.runner.run_in(tx, "associative/relink_neighbours", namespace=ns, **rows["relink"])
             if "late" not in done:
                 done["late"] = finish()
             late = done["late"]
@@ -97,14 +131,15 @@ class AssociativeStore:
         logger.debug("associative write: %d episodes sent, created %s", len(rows["episodes"]),
                      created)
         return {label: created.get(label, 0)
-                for label in ("Episode", "Cue", "Tag", "SemanticUnit", "Theme")}
+                for label in ("Episode", "Cue", "Tag", "SemanticUnit", "Theme", "Timeline")}
 
-    def session_tail(self, conversation_id: str, session: str, before: int) -> Row | None:
-        """The stored last Episode of ``session`` positioned before ``before`` (with its
-        predecessor's text), or None."""
-        found = self.runner.read("associative/session_tail", namespace=self.namespace,
-                                 conversation_id=conversation_id, session=session, before=before)
-        return found[0] if found else None
+    def timeline_context(self, conversation_id: str, first: int, last: int, first_session: str,
+                         last_session: str) -> Row:
+        """The stored episodes a batch at positions ``first..last`` sits between (read outside
+        the lock to plan; :meth:`write_graph` reads them again under it)."""
+        return dict(self.runner.read("associative/timeline_context", namespace=self.namespace,
+                                     conversation_id=conversation_id, first=first, last=last,
+                                     first_session=first_session, last_session=last_session)[0])
 
     def existing_episode_ids(self, ids: list[str]) -> set[str]:
         """The subset of Episode ``ids`` already stored in the namespace."""

@@ -42,6 +42,8 @@ from graphmem.evaluation.bench_report import (TARGETS, bench_markdown, bench_plo
 from graphmem.evaluation.filler import BATCH, SIGMA, Filler
 from graphmem.evaluation.history import SIZES as HISTORY_SIZES
 from graphmem.evaluation.history import long_history_section
+from graphmem.evaluation.concurrency import concurrency_section
+from graphmem.evaluation.warm import server_env, warm_process_section
 from graphmem.evaluation.locomo import truncate_conversation, turn_text
 from graphmem.evaluation.metrics import percentiles, ratio
 from graphmem.evaluation.run_eval import seed_everything
@@ -230,9 +232,17 @@ def run_bench(mem: GraphMemory, server: dict[str, Any], data: Path | None, out: 
                             for m in latency[hi]["ms"]} if len(sizes) > 1 else {}
         report["filler"] = {"namespaces": len(filler.namespaces), "write_seconds": round(filler.write_seconds, 1),
                             "units": filler.units}
+        say("warm process: recalls through a running graphmem shell vs in this process")
+        report["warm"] = warm_process_section(mem, both, [*WARMUP, *qs[:20]],
+                                              warmup=len(WARMUP), env=server_env(server),
+                                              cold_repeats=1 if quick else 3)
         say("long histories: one topic chain and one cue grown in batches")
         report["history"] = long_history_section(
             mem, prefix, [t.text for t in turns], (50, 200) if quick else history_sizes, say)
+        say("concurrent writers: N = 1, 2, 4")
+        report["concurrency"] = concurrency_section(
+            mem, [truncate_conversation(tenant, 40 if quick else 120)], (1, 2, 4),
+            prefix=f"{prefix}-conc", progress=say)
     finally:
         say("cleanup")
         for ns in namespaces + (filler.namespaces if filler else []):

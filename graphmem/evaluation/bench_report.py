@@ -43,6 +43,9 @@ def targets_check(report: dict[str, Any], sizes: Sequence[int]) -> dict[str, Any
         if warm and "ratio_p50" in warm:
             out[m]["warm_vs_in_process_p50"] = check_target(warm["ratio_p50"],
                                                             TARGETS["warm_vs_in_process"])
+    concurrency = report.get("concurrency")
+    if concurrency and "lost_updates" in concurrency:
+        out["concurrency"] = {"lost_updates": check_target(concurrency["lost_updates"], 0)}
     combined = report["recall"][hi]["ms"].get("combined")
     if combined:
         out["combined"] = {f"recall_p50_ratio@{hi}": check_target(combined["p50_ratio"],

@@ -7,13 +7,13 @@ Vocabulary (labels are singular PascalCase, relationship types UPPER_SNAKE):
 - insight (EvoGraph-Mem): Query, Step, Insight, ControllerDecision
 - experience (EMG): Task, DecisionGraph, Action, EditOperation
 - state (EMIR² SEMG): Topic, Event, State
-- associative (MRAgent): Cue, Tag, Episode, SemanticUnit, Theme
+- associative (MRAgent): Cue, Tag, Episode, SemanticUnit, Theme, Timeline
 - bookkeeping: __GraphmemMigration, __GraphmemLock (no namespace; admin only)
 """
 
 from __future__ import annotations
 
-from graphmem.schema.associative import Cue, Episode, SemanticUnit, Tag, Theme
+from graphmem.schema.associative import Cue, Episode, SemanticUnit, Tag, Theme, Timeline
 from graphmem.schema.base import GraphmemNode
 from graphmem.schema.experience import Action, DecisionGraph, EditOperation, Task
 from graphmem.schema.insight import ControllerDecision, Insight, Query, Step
@@ -24,7 +24,7 @@ MEMORY_LABELS: dict[str, tuple[type[GraphmemNode], ...]] = {
     "insight": (Query, Step, Insight, ControllerDecision),
     "experience": (Task, DecisionGraph, Action, EditOperation),
     "state": (Topic, Event, State),
-    "associative": (Cue, Tag, Episode, SemanticUnit, Theme),
+    "associative": (Cue, Tag, Episode, SemanticUnit, Theme, Timeline),
 }
 
 ALL_NODE_CLASSES: tuple[type[GraphmemNode], ...] = tuple(

@@ -9,6 +9,7 @@ Relationship types::
     (:SemanticUnit)-[:DERIVED_FROM]->(:Episode)   a stable fact and the turns it came from
     (:Theme)-[:GROUPS]->(:Episode)                abstraction layer
     (:Episode)-[:NEXT_TURN]->(:Episode)           the next turn of the same session (retrieval)
+    (:Timeline {conversation_id})                 a conversation's write lock (no edges)
 
 Cues and tags are matched by text and carry no vector (a cue's ``contents`` counts the episodes
 it leads to; a tag's ``terms`` are its analyzed words). An Episode is a retrieval unit of
@@ -79,6 +80,14 @@ class SemanticUnit(GraphmemNode):
     conversation_id = StringProperty()
     embedding = embedding_property()
     derived_from = RelationshipTo("Episode", "DERIVED_FROM")
+
+
+class Timeline(GraphmemNode):
+    """A conversation's timeline: the write lock every batch of the conversation takes first, so
+    concurrent appends serialise (``batches`` counts the batches written)."""
+
+    conversation_id = StringProperty(required=True)
+    batches = IntegerProperty()
 
 
 class Theme(GraphmemNode):

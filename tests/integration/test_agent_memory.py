@@ -45,9 +45,9 @@ def test_online_adds_keep_arrival_order_and_are_idempotent(runner, embedder, nam
     assert mem.state.check() == {"bad_current": 0, "unchained": 0}
     counts = mem.associative.counts()
     assert counts["Episode"] == 30 and counts["NEXT_EPISODE"] == 29
-    chain = runner.read("associative/last_episode", namespace=namespace, conversation_id="c1",
-                        before=2**62)
-    assert chain[0]["id"] == mem.associative.store_last_episode("c1", 2**62)
+    context = mem.associative.store.timeline_context("c1", 2**62, 2**62, "", "")
+    assert context["stored"] and context["timeline_after"] is None
+    assert context["timeline_before"] is not None and counts["Timeline"] == 1
     before = mem.counts()
     again = mem.add(messages, conversation_id="c1")
     assert all(not r.created for r in again.values())

@@ -37,11 +37,11 @@ def test_ingest_builds_the_graph_and_twice_adds_nothing(ingested, conversation) 
     assert report.extractor == "heuristic" and report.inputs == len(conversation.turns) == 18
     first = mem.counts()
     assert first["Episode"] == 18 and first["NEXT_EPISODE"] == 17
-    labels = ("Cue", "Tag", "Episode", "SemanticUnit", "Theme")
+    labels = ("Cue", "Tag", "Episode", "SemanticUnit", "Theme", "Timeline")
     assert report.created == {label: first[label] for label in labels if first[label]}
     assert first["Tag"] == first["HAS_TAG"]
     assert first["LEADS_TO"] == report.details["cue_tag_content_triples"]
-    assert first["Theme"] == 1 and first["GROUPS"] == 18
+    assert first["Theme"] == 1 and first["GROUPS"] == 18 and first["Timeline"] == 1
     again = mem.ingest([conversation])
     assert again.created == {} and again.skipped == {"turn": 18}
     assert mem.counts() == first
@@ -120,7 +120,8 @@ def test_llm_extractor_and_router(runner, embedder, namespace, conversation) -> 
     assert report.extractor == "llm" and report.llm_usage.calls == 1
     counts = mem.counts()
     assert counts["Cue"] == 2 and counts["Tag"] == 3 and counts["SemanticUnit"] == 1
-    assert report.created == {"Episode": 3, "Cue": 2, "Tag": 3, "SemanticUnit": 1, "Theme": counts["Theme"]}
+    assert report.created == {"Episode": 3, "Cue": 2, "Tag": 3, "SemanticUnit": 1,
+                              "Theme": counts["Theme"], "Timeline": 1}
     result = mem.recall("When did Caroline go to the LGBTQ support group?", max_rounds=3)
     # the model routes tag 1 and says "sufficient": the round finishes, then reconstruction stops
     assert result.controller == "llm" and result.llm_usage.calls == 1

@@ -93,3 +93,23 @@ def test_the_section_is_json_ready_and_cleans_up(runner, embedder, namespace, sa
     leftovers = [r["namespace"] for r in runner.read("core/list_namespaces")
                  if r["namespace"].startswith(namespace)]
     assert leftovers == []
+
+
+def test_four_writers_adding_batches_of_one_conversation_keep_one_episode_timeline(
+        runner, embedder, namespace, units) -> None:
+    """Associative memory, one conversation's message batches through ``mem.add`` at once, in
+    any order: each batch takes the conversation's Timeline lock and is linked between the stored
+    episodes around it, so the NEXT_EPISODE / NEXT_TURN chains, the episodes and their cues equal
+    the single writer's."""
+    sessions, batches = units
+    mem = GraphMemory(runner, embedder, namespace=namespace)
+    single = run_layout(mem, "associative", "same_conversation", 1, sessions, batches, 1,
+                        f"{namespace}-1")
+    four = run_layout(mem, "associative", "same_conversation", WRITERS, sessions, batches, 1,
+                      f"{namespace}-4")
+    assert single["errors"] == [] and four["errors"] == []
+    check = plan.compare("associative", "same_conversation", single["graph"], four["graph"])
+    assert check["violations"] == dict.fromkeys(plan.VIOLATIONS["associative"], 0)
+    for rel in ("NEXT_EPISODE", "NEXT_TURN", "LEADS_TO", "HAS_TAG"):
+        assert four["graph"]["relationships"][rel] == single["graph"]["relationships"][rel], rel
+    assert four["graph"]["nodes"]["Episode"] == 64 and four["graph"]["nodes"]["Timeline"] == 1

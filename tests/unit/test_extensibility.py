@@ -86,7 +86,7 @@ def test_label_unions_follow_the_registry(note_mem) -> None:
 def test_label_unions_without_the_toy_and_bad_labels() -> None:
     registry = CypherRegistry.load()
     text = registry.get("core/delete_namespace").text
-    assert "Note" not in text and "|Theme)" in text
+    assert "Note" not in text and "|Theme|Timeline)" in text
     with pytest.raises(AttributeError, match="note"):
         GraphMemory(FakeRunner(), HashingEmbedder(384)).note  # noqa: B018
     with pytest.raises(InvalidInputError, match="unknown memory 'note'"):

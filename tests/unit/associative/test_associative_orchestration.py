@@ -10,11 +10,14 @@ from fake_runner import FakeRunner, HashEmbedder
 from graphmem.associative import AssociativeMemory
 from graphmem.conversations import Conversation, Turn
 
-WRITES = ["associative/merge_episodes", "associative/link_episode_timeline",
+WRITES = ["associative/lock_timeline", "associative/timeline_context",
+          "associative/merge_episodes", "associative/link_episode_timeline",
           "associative/merge_cues", "associative/merge_tags", "associative/link_tag_episodes",
-          "associative/count_cue_contents", "associative/refresh_session_tail",
+          "associative/count_cue_contents", "associative/relink_neighbours",
           "associative/set_episode_embeddings", "associative/merge_semantic_units",
           "associative/link_tag_semantic_units", "associative/merge_themes"]
+ALONE = [{"timeline_before": None, "timeline_after": None, "session_before": None,
+          "session_after": None, "stored": False}]
 
 
 def _conversation() -> Conversation:
@@ -26,7 +29,9 @@ def _conversation() -> Conversation:
 
 
 def test_ingest_sends_one_transaction_and_reports_the_database_answer() -> None:
-    runner = FakeRunner({"associative/merge_episodes": [{"created": 2}],
+    runner = FakeRunner({"associative/timeline_context": ALONE,
+                         "associative/lock_timeline": [{"created": 1}],
+                         "associative/merge_episodes": [{"created": 2}],
                          "associative/merge_cues": [{"created": 5}],
                          "associative/merge_tags": [{"created": 6}],
                          "associative/merge_semantic_units": [{"created": 1}],
@@ -36,7 +41,8 @@ def test_ingest_sends_one_transaction_and_reports_the_database_answer() -> None:
         [_conversation()], progress=done.append)
     assert runner.transactions == [WRITES]
     assert runner.names()[0] == "associative/find_existing_episodes"
-    assert report.created == {"Episode": 2, "Cue": 5, "Tag": 6, "SemanticUnit": 1, "Theme": 1}
+    assert report.created == {"Episode": 2, "Cue": 5, "Tag": 6, "SemanticUnit": 1, "Theme": 1,
+                              "Timeline": 1}
     assert report.inputs == 2 and report.skipped == {} and done == [2]
     assert report.details["cue_tag_content_triples"] > 0
     episodes = dict(runner.calls)["associative/merge_episodes"]["rows"]
@@ -90,3 +96,34 @@ def test_recall_cuts_at_k_and_numbers_rounds_from_the_seed() -> None:
     assert result.items[0].score >= result.items[-1].score
     assert AssociativeMemory(runner, HashEmbedder(), "ns-unit").recall(
         "What pottery?", k=3, max_rounds=1).rounds[-1].number == 1
+
+
+def test_a_batch_between_stored_episodes_is_linked_both_ways_and_replanned_when_stale() -> None:
+    before = {"id": "p", "speaker": "Caroline", "text": "Caroline: Hello there friend.",
+              "session": "default", "occurred_at": None, "other_text": None, "other_speaker": None}
+    after = {"id": "n", "speaker": "Caroline", "text": "Caroline: See you soon then.",
+             "session": "default", "occurred_at": None, "other_text": None, "other_speaker": None}
+    around = {"timeline_before": "p", "timeline_after": "n", "session_before": before,
+              "session_after": after, "stored": True}
+    calls = {"n": 0}
+
+    def context(params):  # the first plan goes stale: a writer stored "p2" before the lock
+        calls["n"] += 1
+        return [around] if calls["n"] != 2 else [{**around, "timeline_before": "p2"}]
+
+    runner = FakeRunner({"associative/timeline_context": context,
+                         "associative/lock_timeline": [{"created": 0}]})
+    AssociativeMemory(runner, HashEmbedder(), "ns-unit").ingest([_conversation()])
+    assert [t[:2] for t in runner.transactions] == [
+        ["associative/lock_timeline", "associative/timeline_context"]] * 2
+    relink = dict(runner.calls)["associative/relink_neighbours"]
+    ids = [r["id"] for r in dict(runner.calls)["associative/merge_episodes"]["rows"]]
+    assert relink["unlink"] == [{"rel": "NEXT_EPISODE", "previous": "p", "next": "n"},
+                                {"rel": "NEXT_TURN", "previous": "p", "next": "n"}]
+    assert relink["link"] == [{"rel": "NEXT_EPISODE", "previous": ids[-1], "next": "n"},
+                              {"rel": "NEXT_TURN", "previous": ids[-1], "next": "n"}]
+    assert relink["point"] == [{"id": "p", "next_id": ids[0], "prev_id": None}]
+    vectors = dict(runner.calls)["associative/set_episode_embeddings"]["rows"]
+    assert [r["id"] for r in vectors] == [*ids, "p", "n"]  # both neighbours re-encoded
+    timeline = dict(runner.calls)["associative/link_episode_timeline"]["pairs"]
+    assert timeline[0] == {"previous": "p", "next": ids[0]}
