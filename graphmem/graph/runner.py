@@ -38,8 +38,9 @@ class QueryRunner:
     manager. Threads may share a runner (the manager is thread-safe); each thread's sessions
     then wait for every write committed through the runner before they start. On a single
     instance (``bolt://``) the bookmarks are always already applied and cost one small field
-    per request. Another process (another runner) sees the writes once they are committed on
-    the member it reads from; pass it the same bookmarks (``bookmark_manager=``) to chain it.
+    per request. Another runner has bookmarks of its own and sees this runner's writes once the
+    member it reads from has applied them; give a runner of the same process the same
+    ``bookmark_manager=`` to chain the two (across processes graphmem passes no bookmarks).
 
     **Retries.** :meth:`retry_stats` counts transaction functions the driver ran again after a
     retryable error (deadlock, transient, leader switch), with the error codes seen.
