@@ -70,7 +70,7 @@ def locomo_only(path: Path | None, max_questions: int | None,
 
 @app.command()
 def run(
-    data: Path | None = typer.Option(DEFAULT_DATA, "--data", help=DATA_HELP + "; locomo/, memconflict/ (never bundled: --quick skips it), scienceworld/, fever/"),
+    data: Path | None = typer.Option(DEFAULT_DATA, "--data", help=DATA_HELP + "; locomo/, hotpotqa/, memconflict/ (never bundled: --quick skips it), scienceworld/, fever/"),
     out: Path | None = typer.Option(None, "--out", help="report folder (default reports/eval-<timestamp>/)"),
     locomo: Path | None = typer.Option(None, "--locomo", help="a LoCoMo-format file (default: DATA's locomo/locomo-dev.json, else the bundled sample)"),
     explorations: Path | None = typer.Option(None, "--explorations",

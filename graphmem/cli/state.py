@@ -47,7 +47,8 @@ def recall(
     question: str = typer.Argument(..., help="the question"),
     namespace: str = typer.Option(None, "--namespace", "-n", help="tenant namespace"),
     k: int = typer.Option(10, "--k", "-k", help="items returned"),
-    rounds: int = typer.Option(4, "--rounds", help="round budget (max_rounds)"),
+    rounds: int = typer.Option(2, "--rounds", min=1, max=8,
+                               help="round budget including the first (max_rounds)"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Events and states for QUESTION with their source ids, and each round's action."""

@@ -73,7 +73,7 @@ class Candidate(BaseModel):
 
     Attributes:
         id: the unit's node id.
-        score: the final fused score (``fused + neighbour + entity``; higher is better; only
+        score: the final fused score (``fused + neighbour + entity + graph``; higher is better; only
             comparable within one search).
         components: ``lexical`` (per-namespace BM25), ``dense`` (cosine in [-1, 1] of the window
             vector, absent when the unit has no usable vector), ``lexical_norm``, ``dense_norm``,

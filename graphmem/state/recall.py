@@ -162,6 +162,7 @@ class StateRecall:
         out: dict[str, StateItem] = {}
         folded: set[str] = set()
         asked = set(terms)
+        subsumed = subsumed_subjects([row.get("subject") for row in self.states], terms)
         for row in self.states:
             evidence = [e for e in row.get("evidence") or [] if e in events]
             anchor = min(evidence, key=order.__getitem__) if evidence else None
@@ -177,7 +178,8 @@ class StateRecall:
                 bonus = CURRENT_BONUS if self.state_mode == "current_state" else CURRENT_BONUS / 10
             elif row.get("conflict"):
                 bonus = -CURRENT_BONUS / 10
-            bonus += TOPIC_WEIGHT * topic_match(row.get("topic"), asked)
+            named = asked - subsumed.get(row.get("subject") or "", set())
+            bonus += TOPIC_WEIGHT * topic_match(row.get("topic"), named)
             item = state_item(row, base + bonus, [question, *events[anchor].path,
                                                   PathStep(action=self.state_mode or "search_states",
                                                            node="state", id=row["id"],
@@ -193,6 +195,37 @@ class StateRecall:
             out[event_id] = item
         ranked_items = sorted(out.values(), key=lambda h: (-h.score, h.kind != "state", h.id))
         return ranked_items[:k]
+
+
+def subsumed_subjects(subjects: Sequence[str | None], terms: Sequence[str]) -> dict[str, set[str]]:
+    """Subjects the question names only inside a longer subject's name (longest match, as in
+    dictionary-based entity linking): with subjects "Jackson" and "Jackson Andrews", the question
+    "What is Jackson Andrews's career status?" names Jackson Andrews, not Jackson.
+
+    Args:
+        subjects: the subjects of the candidate states (None and repeats allowed).
+        terms: the question's analyzed terms, in order (:func:`graphmem.retrieval.text.analyze`).
+
+    Returns:
+        subject -> its analyzed terms, for each subject every occurrence of which in ``terms`` lies
+        inside an occurrence of a longer subject; those terms do not count for its topic match.
+    """
+    from graphmem.retrieval.text import analyze
+
+    names = {s: tuple(analyze(s)) for s in dict.fromkeys(x for x in subjects if x)}
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for subject, name in names.items():
+        n = len(name)
+        if n:
+            spans[subject] = [(i, i + n) for i in range(len(terms) - n + 1)
+                              if tuple(terms[i:i + n]) == name]
+    out: dict[str, set[str]] = {}
+    for subject, own in spans.items():
+        longer = [(a, b) for other, found in spans.items() if len(names[other]) > len(names[subject])
+                  for a, b in found]
+        if own and all(any(a <= i and j <= b for a, b in longer) for i, j in own):
+            out[subject] = set(names[subject])
+    return out
 
 
 def topic_match(topic: str | None, question_terms: set[str]) -> float:

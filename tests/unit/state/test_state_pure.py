@@ -117,3 +117,17 @@ def test_time_range_of_a_question():
     assert span.start == datetime(2023, 5, 1, tzinfo=timezone.utc)
     assert span.end.month == 5 and span.end.day == 31
     assert time_range_of("What did she do last week?") is None
+
+
+def test_a_subject_named_only_inside_a_longer_name_is_subsumed() -> None:
+    from graphmem.retrieval.text import analyze
+    from graphmem.state.recall import subsumed_subjects, topic_match
+
+    terms = analyze("What is Jackson Andrews's career status?")
+    out = subsumed_subjects(["Jackson", "Jackson Andrews", None, "Michael Andrews", "Jackson"], terms)
+    assert out == {"Jackson": {"jackson"}}
+    assert topic_match("Jackson career status", set(terms) - out["Jackson"]) == 2 / 3
+    # named on its own elsewhere in the question: not subsumed
+    both = analyze("Does Jackson share Jackson Andrews's career?")
+    assert subsumed_subjects(["Jackson", "Jackson Andrews"], both) == {}
+    assert subsumed_subjects(["Jackson"], terms) == {}
