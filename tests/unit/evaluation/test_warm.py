@@ -33,7 +33,7 @@ def test_summary_needs_pairs(inp, warm_ms, same) -> None:
 
 
 def test_in_process_recalls_use_the_cli_defaults() -> None:
-    assert warm._cli_default(state_cli.recall, "rounds") == 4
+    assert warm._cli_default(state_cli.recall, "rounds") == 2
     assert warm._cli_default(assoc_cli.recall, "rounds") is None
     assert warm._cli_default(assoc_cli.recall, "structure") == "ctc"
     assert warm.cli_argv("--help") == [sys.executable, "-m", "graphmem.cli.main", "--help"]
