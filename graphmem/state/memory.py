@@ -263,9 +263,10 @@ class StateMemory(Memory[StateItem]):
     def documents(self, result: RecallResult[StateItem]) -> list[Document]:
         """One Document per item: provenance ``dia_ids`` (source turn ids), topic, validity
         interval, current / conflict flags, ``found_by`` and ``also`` (items folded into it);
-        the fusion key of an item with source turns is its turn key
-        (:func:`graphmem.documents.turn_key`), so an Event, a State saying the same on the same
-        turns and an associative Episode of that turn fuse into one document."""
+        the fusion key of an item with source turns is the turn key
+        (:func:`graphmem.documents.turn_key`) of its anchor event (``StateItem.anchor``), so an
+        Event, the State standing in for it and an associative Episode of that turn fuse into one
+        document."""
         return [
             item_document(
                 h, result.namespace, rank, [h.topic_id, *h.also],
@@ -273,6 +274,12 @@ class StateMemory(Memory[StateItem]):
                  "occurred_at": iso(h.occurred_at), "valid_from": iso(h.valid_from),
                  "valid_to": iso(h.valid_to), "current": h.current, "conflict": h.conflict,
                  "found_by": list(h.found_by)},
-                turn_key(list(h.source_ids), h.text) if h.source_ids else None)
+                _fusion_key(h))
             for rank, h in enumerate(result.items, start=1)
         ]
+
+
+def _fusion_key(item: StateItem) -> str | None:
+    """The turn key of ``item``'s anchor event (its own source turns and text without one)."""
+    source_ids, text = item.anchor or (list(item.source_ids), item.text)
+    return turn_key(list(source_ids), text) if source_ids else None

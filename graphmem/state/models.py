@@ -55,8 +55,8 @@ class StateItem(RecallItem):
 
     Attributes:
         kind: ``"event"`` (an episodic unit, one turn) or ``"state"`` (a semantic state).
-        score: the fused retrieval score (cosine in [-1, 1] plus keyword, decay and agreement
-            terms; see :mod:`graphmem.state.ranking`); higher is better.
+        score: the engine's fused score (:mod:`graphmem.retrieval.fusion`; a state: its anchor
+            event's score plus the bonuses of :mod:`graphmem.state.recall`); higher is better.
         source_ids: the turn ids (LoCoMo ``dia_id``) the item rests on.
         topic / topic_id: the topic chain it belongs to.
         occurred_at: event time (events); valid_from / valid_to: validity interval (states;
@@ -65,8 +65,10 @@ class StateItem(RecallItem):
             fact and is kept side by side.
         condition / subject / value: the state's condition, whose fact it is, its value.
         found_by: the retrieval actions that found it, first first.
-        also: ids of lower-ranked items folded into this one because they say the same text
-            on the same source turns (an Event and the State derived from it).
+        also: ids of the evidence events folded into this state.
+        anchor: ``(source ids, "speaker: text")`` of the event whose place the item takes (an
+            event: itself; a state: its best-ranked evidence event, or its topic's best event),
+            what a combined retriever fuses it on (:func:`graphmem.documents.turn_key`).
     """
 
     memory: str = "state"
@@ -83,6 +85,7 @@ class StateItem(RecallItem):
     value: str | None = None
     found_by: list[str] = Field(default_factory=list)
     also: list[str] = Field(default_factory=list)
+    anchor: tuple[list[str], str] | None = Field(default=None, exclude=True)
 
 
 class TimeRange(BaseModel):

@@ -60,6 +60,7 @@ def event_item(candidate: Candidate, unit: dict[str, Any]) -> StateItem:
     text = f"{speaker}: {candidate.text}" if speaker else candidate.text
     return StateItem(kind="event", id=candidate.id, text=text, score=candidate.score,
                      source_ids=list(candidate.source_ids), path=list(candidate.path),
+                     anchor=(list(candidate.source_ids), text),
                      occurred_at=_native(unit.get("occurred_at")), subject=speaker,
                      topic_id=unit.get("topic_id"),
                      found_by=[candidate.path[0].action] if candidate.path else [])
@@ -185,6 +186,7 @@ class StateRecall:
                                                            node="state", id=row["id"],
                                                            text=row["content"][:80])])
             item.found_by = [self.state_mode]
+            item.anchor = (list(events[anchor].source_ids), events[anchor].text)
             item.also = [e for e in evidence if e != row["id"]]
             folded.update(e for e in evidence)
             out[item.id] = item

@@ -49,7 +49,7 @@ def test_eval_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, sa
     assert cfg["data"]["memconflict"] is None
     loc = report["locomo"]
     assert loc["conversations"] == ["conv-30"] and loc["questions"] == 12
-    assert set(loc["recall"]) == {"state", "associative", "combined", "vector_rag", "bm25"}
+    assert set(loc["recall"]) == {"state", "associative", "combined", "cosine", "bm25"}
     for method, per_cat in loc["recall"].items():
         assert per_cat["overall"]["questions"] == 12
         r5, r10, r20 = (per_cat["overall"][f"recall@{k}"] for k in (5, 10, 20))

@@ -69,13 +69,18 @@ def test_current_state_heads_its_topic() -> None:
 
 
 def test_documents_keep_turn_fusion_key_for_events() -> None:
+    from graphmem.documents import turn_key
+
     mem = StateMemory(FakeRunner(_script()), HashEmbedder(), "ns-unit")
     docs = mem.documents(mem.recall("Where does Ann work?", k=3))
     assert [d.metadata["rank"] for d in docs] == [1, 2, 3]
     assert docs[1].metadata["fusion_key"].startswith("turn:d1:")
     state = docs[0]
     assert state.metadata["kind"] == "state" and state.metadata["provenance"]["dia_ids"] == ["d3"]
-    assert state.metadata["fusion_key"] != docs[1].metadata["fusion_key"]
+    # a state fuses on the evidence turn it stands in for: the same key as that turn's Event or
+    # associative Episode ("Ann: ann work hospital" on d3), not on its own statement text
+    assert state.metadata["fusion_key"] == turn_key(["d3"], "Ann: ann work hospital")
+    assert state.metadata["fusion_key"] != turn_key(["d3"], state.page_content)
     assert "e3" in state.metadata["node_ids"]
 
 
