@@ -4,6 +4,7 @@
 // mode: read
 // usage in Neo4j Browser: :param namespace => 'demo'; :param source_id => 'D1:3'
 MATCH (turn:Event {namespace: $namespace})-[:SUPPORTED_BY]->(t:Topic)
+USING INDEX t:Topic(namespace)
 WHERE $source_id IN turn.source_ids AND t.namespace = $namespace
 WITH t ORDER BY t.id LIMIT 1
 CALL (t) {

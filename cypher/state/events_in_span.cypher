@@ -4,5 +4,6 @@
 // mode: read
 UNWIND $event_ids AS eid
 MATCH (e:Event {id: eid})
+USING INDEX e:Event(id)
 WHERE e.namespace = $namespace AND $start <= e.occurred_at <= $end
 RETURN e.id AS id

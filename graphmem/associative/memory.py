@@ -328,7 +328,7 @@ class AssociativeMemory(Memory[AssociativeItem]):
             path = [step.model_dump() for step in item.path]
             docs.append(item_document(
                 item, result.namespace, rank,
-                [step["id"] for step in path if step["node"] != "question"],
+                [step["id"] for step in path if step["node"] not in ("question", "speaker")],
                 {"dia_ids": list(item.source_ids), "conversation_id": item.conversation_id,
                  "occurred_at": item.occurred_at, "round": item.round,
                  "similarity": item.similarity, "found_by": list(item.found_by), "path": path},

@@ -66,9 +66,10 @@ class StateItem(RecallItem):
         condition / subject / value: the state's condition, whose fact it is, its value.
         found_by: the retrieval actions that found it, first first.
         also: ids of the evidence events folded into this state.
-        anchor: ``(source ids, "speaker: text")`` of the event whose place the item takes (an
-            event: itself; a state: its best-ranked evidence event, or its topic's best event),
-            what a combined retriever fuses it on (:func:`graphmem.documents.turn_key`).
+        anchor: ``(source ids, "speaker: text")`` of the turn a combined retriever fuses the item
+            on (:func:`graphmem.documents.turn_key`): an event's own; a state's best-ranked
+            evidence event when it takes that event's place (the first state to do so), else
+            None (the state's own source ids and text).
     """
 
     memory: str = "state"

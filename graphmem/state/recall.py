@@ -162,6 +162,7 @@ class StateRecall:
                 topic_best[topic] = c.id
         out: dict[str, StateItem] = {}
         folded: set[str] = set()
+        anchored: set[str] = set()
         asked = set(terms)
         subsumed = subsumed_subjects([row.get("subject") for row in self.states], terms)
         for row in self.states:
@@ -186,7 +187,11 @@ class StateRecall:
                                                            node="state", id=row["id"],
                                                            text=row["content"][:80])])
             item.found_by = [self.state_mode]
-            item.anchor = (list(events[anchor].source_ids), events[anchor].text)
+            if anchor in evidence and anchor not in anchored:
+                # fuses on the evidence turn it stands in for (once per turn: a second state of
+                # the same turn, or one standing in for another turn, keeps its own key)
+                item.anchor = (list(events[anchor].source_ids), events[anchor].text)
+                anchored.add(anchor)
             item.also = [e for e in evidence if e != row["id"]]
             folded.update(e for e in evidence)
             out[item.id] = item

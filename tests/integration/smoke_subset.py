@@ -40,10 +40,18 @@ def run_smoke(runner: QueryRunner, embedder) -> dict:
         report = mem.ingest([tiny_conversation()])
         counts = {row["label"]: row["nodes"]
                   for row in runner.read("core/count_namespace_nodes", namespace=namespace)}
-        query = embedder.embed_query("Where does Ann live now?")
-        vector = runner.read("state/search_events", namespace=namespace,
-                             embedding=[float(x) for x in query], oversample=50, k=5)
-        fulltext = runner.read("state/fulltext_events", namespace=namespace, query="bakery", k=5)
+        # both index kinds through the retrieval engine's one query: the vector side (exact for
+        # this small tenant) and the full-text side (Lucene BM25)
+        from graphmem.retrieval import HybridSearch
+
+        search = HybridSearch(runner, label="Event")
+        question = "Where does Ann live now?"
+        vector = [{"source_ids": c.source_ids, "score": c.components["dense"]}
+                  for c in search.search(namespace, question, embedder.embed_query(question), k=5)
+                  if c.flags.get("via_dense")]
+        fulltext = [{"source_ids": c.source_ids}
+                    for c in search.search(namespace, "bakery", embedder.embed_query("bakery"), k=5)
+                    if c.flags.get("via_lexical")]
         recall = mem.recall("Where does Ann live now?", k=5)
         return {"report": report, "counts": counts, "vector": vector, "fulltext": fulltext,
                 "recall": recall, "check": mem.check(), "counts_memory": mem.counts()}

@@ -44,6 +44,10 @@ PARAMS: dict[str, Any] = {
     "events": [{"id": "a", "topic_id": "t", "sort_key": "2023-01-01|000000001|a"}],
     "priors": [{"event_id": "a", "topic_id": "t", "valid_from": datetime(2023, 1, 1, tzinfo=UTC)}],
     "per_event": 3, "guard": False,
+    "cue_texts": ["hiking", "trip"], "skip_cues": ["a"], "skip_tags": ["b"], "source_ids": ["D1:3"],
+    "tags_per_cue": 5, "contents_per_tag": 5, "max_cue_contents": 50,
+    "first": 10, "last": 12, "first_session": "session_1", "last_session": "session_1",
+    "relation": "TEMPORAL_NEXT", "history": True, "per_state": 10, "per_topic": 20,
 }
 
 #: Database-wide admin reads, not recall paths.
@@ -101,12 +105,14 @@ def test_every_read_query_is_served_by_indexes(runner, planned_statistics) -> No
     assert unknown == {}, f"add dummy values for these parameters: {unknown}"
     offenders: dict[str, list[str]] = {}
     seeks: dict[str, int] = {}
+    plans: dict[str, list[str]] = {}
     with runner.driver.session(database=runner.database) as session:
         for name in reads:
             query = registry.get(name)
             params = {p: PARAMS[p] for p in query.params}
             plan = session.run("EXPLAIN " + query.text, params).consume().plan
             ops = _operators(plan)
+            plans[name] = [op for op, _ in ops]
             seeks[name] = sum(op.startswith(("NodeIndexSeek", "NodeUniqueIndexSeek", "ProcedureCall"))
                               or "IndexSeek" in op for op, _ in ops)
             bad = [f"{op} {details}" for op, details in ops
@@ -118,4 +124,4 @@ def test_every_read_query_is_served_by_indexes(runner, planned_statistics) -> No
     # index procedure), never from a scan
     allowed = {name for name, _ in ALLOWED_SCANS}
     assert all(v > 0 for n, v in seeks.items() if n not in allowed), {
-        n: v for n, v in seeks.items() if v == 0 and n not in allowed}
+        n: plans[n] for n, v in seeks.items() if v == 0 and n not in allowed}

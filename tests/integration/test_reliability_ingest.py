@@ -209,10 +209,8 @@ def test_conversation_ingest_failure_mid_ingest_then_rerun(runner, embedder, tq,
         runner.write("core/delete_namespace", namespace=clean_ns)
 
     # 1) the embedder fails on turn 50 of 100 (the last turn of chat-1): chat-0 is whole,
-    #    nothing of chat-1..3 (state memory encodes a turn as its window text)
-    last = convs[1].turns[-1]
-    fiftieth = (window_texts(convs[1].turns)[-1] if memory == "state"
-                else f"{last.speaker}: {last.text}")
+    #    nothing of chat-1..3 (both memories encode a turn as its window text)
+    fiftieth = window_texts(convs[1].turns)[-1]
     failing = FailingEmbedder(embedder, fail_on=fiftieth)
     failing.memo = memo.memo
     with pytest.raises(RuntimeError, match="injected embedder failure"):

@@ -373,8 +373,8 @@ def test_small_tenant_gets_k_state_and_associative_results_in_a_big_index(
     facade = GraphMemory(runner, embedder, namespace)
     facade.state.ingest([conversation("small", turns)])
     facade.associative.ingest([conversation("small", turns)])
-    vector = embedder.embed_query(QUESTION)
-    events = facade.state.store.search_events(vector, 5)
+    # the engine's first round alone (lexical + dense over the tenant's own units)
+    events = facade.state.recall(QUESTION, k=5, max_rounds=1).items
     assert len(events) == 5 and all("Mohra trip" in h.text for h in events)
     episodes = facade.associative.vector_search(QUESTION, k=5)
     assert len(episodes) == 5 and all("Mohra trip" in e.text for e in episodes)

@@ -135,7 +135,7 @@ def test_tenancy_a_never_sees_b(tenants, memory) -> None:
     _check_common(docs_b, memory, b.namespace)
     ids_a = {n for d in docs_a for n in d.metadata["node_ids"]}
     ids_b = {n for d in docs_b for n in d.metadata["node_ids"]}
-    assert ids_a.isdisjoint(ids_b)
+    assert ids_a.isdisjoint(ids_b), ids_a & ids_b
     # B holds the same data: equally relevant documents exist there (same text), yet none of
     # B's nodes reaches A's results
     assert {d.page_content for d in docs_a} & {d.page_content for d in docs_b}
@@ -150,7 +150,8 @@ def test_combined_tenancy(tenants) -> None:
     ids_b = {n for d in CombinedGraphMemoryRetriever(graph_memory=b, k=12).invoke(QUERIES["state"])
              for n in d.metadata["node_ids"]}
     assert len(docs) == 12 and {d.metadata["namespace"] for d in docs} == {a.namespace}
-    assert ids_b.isdisjoint(n for d in docs for n in d.metadata["node_ids"])
+    ids_a = {n for d in docs for n in d.metadata["node_ids"]}
+    assert ids_a.isdisjoint(ids_b), ids_a & ids_b
 
 
 def test_namespace_is_fixed(tenants) -> None:

@@ -44,7 +44,7 @@ def test_late_event_keeps_current_state_and_time_order(runner, embedder, namespa
     assert mem.counts() == {"Topic": 1, "Event": 3, "State": 3}
     assert mem.check() == {"bad_current": 0, "unchained": 0}
     history = runner.read("state/get_topic_states", namespace=namespace, topic_ids=[topic],
-                          only_current=False, limit=100)
+                          only_current=False)
     assert [h["value"] for h in history] == ["nice", "lyon", "paris"]
 
 
