@@ -81,9 +81,16 @@ def namespaces(runner):
         runner.write("core/delete_namespace", namespace=ns)
 
 
+def _default_sigint() -> None:
+    """In the child: Ctrl-C as a terminal delivers it. A process started in the background by a
+    shell without job control inherits SIGINT ignored (and Python then installs no handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _spawn(args: list[str], env: dict) -> pexpect.spawn:
     return pexpect.spawn(sys.executable, ["-m", "graphmem.cli.main", *args], env=env,
-                         encoding="utf-8", timeout=240, dimensions=(40, 120))
+                         encoding="utf-8", timeout=240, dimensions=(40, 120),
+                         preexec_fn=_default_sigint)
 
 
 def _plain(text: str) -> str:
