@@ -49,22 +49,9 @@ def env(neo4j_server: dict) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def locomo_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The first conversation of the packaged LoCoMo sample, cut to its first 40 turns."""
-    data = json.loads(datasets.resolve("locomo").read_text())
-    conv = data[0]["conversation"]
-    keep = {"speaker_a": conv["speaker_a"], "speaker_b": conv["speaker_b"]}
-    n = 0
-    for i in range(1, 10):
-        turns = conv.get(f"session_{i}", [])[: TURNS - n]
-        if not turns:
-            break
-        keep[f"session_{i}_date_time"] = conv[f"session_{i}_date_time"]
-        keep[f"session_{i}"] = turns
-        n += len(turns)
-    path = tmp_path_factory.mktemp("locomo") / "locomo-40.json"
-    path.write_text(json.dumps([{"sample_id": data[0]["sample_id"], "conversation": keep,
-                                 "qa": [], "event_summary": {}, "observation": {},
-                                 "session_summary": {}}]))
-    return path
+    from reliability import locomo_prefix_file
+
+    return locomo_prefix_file(tmp_path_factory.mktemp("locomo"), TURNS, "locomo-40.json")
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ import pytest
 
 import pexpect  # noqa: E402  (the test extra installs it)
 
-from graphmem import datasets  # noqa: E402
 from graphmem.conversations import read_locomo  # noqa: E402
 from graphmem.facade import GraphMemory  # noqa: E402
 
@@ -30,22 +29,9 @@ QUESTION = "When did Caroline go to the LGBTQ support group?"
 def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The first conversation of the bundled LoCoMo sample cut to its first sessions' first
     ``TURNS`` turns (D1:3 is Caroline's support group turn)."""
-    data = json.loads(datasets.resolve("locomo").read_text())
-    conv = data[0]["conversation"]
-    keep = {"speaker_a": conv["speaker_a"], "speaker_b": conv["speaker_b"]}
-    n = 0
-    for i in range(1, 10):
-        turns = conv.get(f"session_{i}", [])[: TURNS - n]
-        if not turns:
-            break
-        keep[f"session_{i}_date_time"] = conv[f"session_{i}_date_time"]
-        keep[f"session_{i}"] = turns
-        n += len(turns)
-    path = tmp_path_factory.mktemp("locomo") / "locomo-short.json"
-    path.write_text(json.dumps([{"sample_id": data[0]["sample_id"], "conversation": keep,
-                                 "qa": [], "event_summary": {}, "observation": {},
-                                 "session_summary": {}}]))
-    return path
+    from reliability import locomo_prefix_file
+
+    return locomo_prefix_file(tmp_path_factory.mktemp("locomo"), TURNS, "locomo-short.json")
 
 
 @pytest.fixture(scope="module")
