@@ -9,6 +9,8 @@ real runner does, a write query sent through ``read`` raises too), records each 
 
 from __future__ import annotations
 
+import contextlib
+
 import hashlib
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -80,6 +82,11 @@ class FakeRunner:
         self.transactions.append([name for name, _ in steps])
         return [self._answer(name, "write", params) for name, params in steps]
 
+    @staticmethod
+    def waiting() -> contextlib.AbstractContextManager[None]:
+        """As :meth:`graphmem.graph.runner.QueryRunner.waiting`: a no-op."""
+        return contextlib.nullcontext()
+
     def transaction(self, mode: str, work: Callable[[Any], Any], name: str | None = None) -> Any:
         """Run ``work`` with this runner as its transaction (see :meth:`run_in`); the names of
         the queries it runs are one entry of ``transactions``."""
@@ -114,3 +121,11 @@ class HashEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_documents([text])[0]
+
+
+def unit_columns(unit: dict[str, Any]) -> list[Any]:
+    """A unit dict as the round query sends it (``retrieval/search_units``): a list in
+    :data:`graphmem.retrieval.engine.UNIT_COLUMNS` order (missing keys are None)."""
+    from graphmem.retrieval.engine import UNIT_COLUMNS
+
+    return [unit.get(column) for column in UNIT_COLUMNS]

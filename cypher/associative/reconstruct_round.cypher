@@ -2,6 +2,7 @@
 // params: namespace, cue_texts, source_ids, skip_cues, skip_tags, terms, max_cue_contents, tags_per_cue, contents_per_tag
 // returns: cue_id, cue_text, kind, contents, source, tags
 // mode: read
+// values: plain
 CALL () {
   UNWIND $cue_texts AS text
   MATCH (c:Cue {namespace: $namespace, text: text})

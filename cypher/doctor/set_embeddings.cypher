@@ -1,4 +1,4 @@
-// description: doctor --repair: set the re-embedded vector of nodes of one label in one namespace, by id (one unique-id seek per row; $label picks the branch and is never spliced into the query)
+// description: doctor --repair: set the re-embedded vector of nodes of one label in one namespace, by id (one unique-id seek per row; $label picks the branch and is never spliced into the query); every vector written gets a new random vector_stamp (the in-process vector cache of graphmem.retrieval.vectors sees the change)
 // params: namespace, label, rows
 // returns: repaired
 // mode: write
@@ -13,5 +13,5 @@ CALL (row) {
   UNION MATCH (n:Episode {id: row.id}) WHERE $label = 'Episode' AND n.namespace = $namespace RETURN n
   UNION MATCH (n:SemanticUnit {id: row.id}) WHERE $label = 'SemanticUnit' AND n.namespace = $namespace RETURN n
 }
-SET n.embedding = row.embedding
+SET n.embedding = row.embedding, n.vector_stamp = toInteger(rand() * 1099511627776)
 RETURN count(n) AS repaired

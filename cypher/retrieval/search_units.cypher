@@ -1,12 +1,13 @@
-// description: one hybrid-retrieval round over the units (Event: state memory, Episode: associative memory) of one namespace: per-namespace BM25 statistics (N, avgdl, df per query term), full-text candidates (namespace token required), dense candidates (exact cosine scan when the namespace is small or the vector index is starved, else the oversampled vector index), the session neighbours of every candidate (prev_id / next_id, the NEXT_TURN edge's ends) and the unit count of every speaker among them; $guard skips stored vectors cosine cannot score (wrong width, not finite, all zero) element by element, the slow path run only after the fast one met such a vector
-// params: namespace, ns_token, lucene_query, terms, embedding, lexical_k, dense_k, oversample, exact_limit, df_cap, guard
-// returns: n_units, avg_length, dfs, dense_mode, units, speakers
+// description: one hybrid-retrieval round over the units (Event: state memory, Episode: associative memory) of one namespace: per-namespace BM25 statistics (N, avgdl, df per query term) and the vector-cache token (unit count, vector_stamp sum), full-text candidates; with $cached the dense candidates are the given $dense_ids / $dense_sims (the in-process vector cache scored them; no stored vector is read and dense is null for the other units), else full-text candidates (namespace token required), dense candidates (exact cosine scan when the namespace is small or the vector index is starved, else the oversampled vector index), the session neighbours of every candidate (prev_id / next_id, the NEXT_TURN edge's ends) and the unit count of every speaker among them; each unit is a list in the column order of graphmem.retrieval.engine.UNIT_COLUMNS (lists, not maps, and the time as text: the answer is read faster); $guard skips stored vectors cosine cannot score (wrong width, not finite, all zero) element by element, the slow path run only after the fast one met such a vector
+// params: namespace, ns_token, lucene_query, terms, embedding, lexical_k, dense_k, oversample, exact_limit, df_cap, guard, cached, dense_ids, dense_sims
+// returns: n_units, avg_length, n_all, stamp_sum, dfs, dense_mode, units, speakers
 // mode: read
+// values: plain
 // template: Unit = Event | Episode
 CALL () {
   MATCH (s:{{Unit}} {namespace: $namespace})
-  WHERE s.lexical_length IS NOT NULL
-  RETURN count(s) AS n_units, coalesce(avg(s.lexical_length), 0.0) AS avg_length
+  RETURN count(s.lexical_length) AS n_units, coalesce(avg(s.lexical_length), 0.0) AS avg_length,
+         count(s) AS n_all, sum(coalesce(s.vector_stamp, 0)) AS stamp_sum
 }
 CALL () {
   UNWIND $terms AS term
@@ -23,15 +24,22 @@ CALL () {
   WHERE node.namespace = $namespace
   RETURN collect(node) AS lexical_nodes
 }
+CALL () {
+  WITH 1 AS one WHERE $cached
+  UNWIND $dense_ids AS did
+  MATCH (u:{{Unit}} {id: did})
+  WHERE u.namespace = $namespace
+  RETURN collect(u) AS cached_nodes
+}
 CALL (n_units) {
-  WITH n_units WHERE n_units > $exact_limit
+  WITH n_units WHERE NOT $cached AND n_units > $exact_limit
   CALL db.index.vector.queryNodes('{{unit}}_embedding', $oversample, $embedding) YIELD node, score
   WITH node, score WHERE node.namespace = $namespace
   WITH node, score ORDER BY score DESC LIMIT $dense_k
   RETURN collect(node) AS ann_nodes, collect(2 * score - 1) AS ann_sims
 }
 CALL (n_units, ann_nodes) {
-  WITH n_units, ann_nodes WHERE n_units <= $exact_limit OR size(ann_nodes) < $dense_k
+  WITH n_units, ann_nodes WHERE NOT $cached AND (n_units <= $exact_limit OR size(ann_nodes) < $dense_k)
   MATCH (u:{{Unit}} {namespace: $namespace})
   WHERE size(u.embedding) = size($embedding)
     AND (NOT $guard OR (all(x IN u.embedding WHERE -1.0e300 < x < 1.0e300)
@@ -40,13 +48,13 @@ CALL (n_units, ann_nodes) {
   ORDER BY sim DESC, u.id LIMIT $dense_k
   RETURN collect(u) AS exact_nodes, collect(2 * sim - 1) AS exact_sims
 }
-WITH n_units, avg_length, dfs, lexical_nodes,
-     CASE WHEN n_units <= $exact_limit OR size(ann_nodes) < $dense_k THEN exact_nodes ELSE ann_nodes END AS dense_nodes,
-     CASE WHEN n_units <= $exact_limit OR size(ann_nodes) < $dense_k THEN exact_sims ELSE ann_sims END AS dense_sims,
-     CASE WHEN n_units <= $exact_limit THEN 'exact' WHEN size(ann_nodes) < $dense_k THEN 'exact_fallback' ELSE 'vector_index' END AS dense_mode
-WITH n_units, avg_length, dfs, dense_mode, lexical_nodes, dense_nodes, dense_sims,
+WITH n_units, avg_length, n_all, stamp_sum, dfs, lexical_nodes,
+     CASE WHEN $cached THEN cached_nodes WHEN n_units <= $exact_limit OR size(ann_nodes) < $dense_k THEN exact_nodes ELSE ann_nodes END AS dense_nodes,
+     CASE WHEN $cached THEN $dense_sims WHEN n_units <= $exact_limit OR size(ann_nodes) < $dense_k THEN exact_sims ELSE ann_sims END AS dense_sims,
+     CASE WHEN $cached THEN 'cache' WHEN n_units <= $exact_limit THEN 'exact' WHEN size(ann_nodes) < $dense_k THEN 'exact_fallback' ELSE 'vector_index' END AS dense_mode
+WITH n_units, avg_length, n_all, stamp_sum, dfs, dense_mode, lexical_nodes, dense_nodes, dense_sims,
      [x IN lexical_nodes WHERE NOT x IN dense_nodes] AS lexical_only
-WITH n_units, avg_length, dfs, dense_mode, lexical_nodes, dense_nodes, dense_sims, lexical_only,
+WITH n_units, avg_length, n_all, stamp_sum, dfs, dense_mode, lexical_nodes, dense_nodes, dense_sims, lexical_only,
      [s IN dense_nodes + lexical_only | s.id] AS seed_ids
 CALL (seed_ids, dense_nodes, lexical_only) {
   UNWIND dense_nodes + lexical_only AS s
@@ -56,7 +64,7 @@ CALL (seed_ids, dense_nodes, lexical_only) {
   WHERE x.namespace = $namespace
   RETURN collect(x) AS around
 }
-WITH n_units, avg_length, dfs, dense_mode, lexical_nodes, dense_sims,
+WITH n_units, avg_length, n_all, stamp_sum, dfs, dense_mode, lexical_nodes, dense_sims,
      dense_nodes + lexical_only + around AS nodes, size(dense_nodes) AS n_dense
 CALL (nodes) {
   UNWIND nodes AS u
@@ -67,20 +75,19 @@ CALL (nodes) {
   }
   RETURN collect([speaker, units]) AS speakers
 }
-RETURN n_units, avg_length, dfs, dense_mode, speakers,
-       [i IN range(0, size(nodes) - 1) | {
-         id: nodes[i].id, text: nodes[i].text, lexical_terms: nodes[i].lexical_terms,
-         source_ids: coalesce(nodes[i].source_ids, CASE WHEN nodes[i].source_id IS NULL THEN []
-                                                   ELSE [nodes[i].source_id] END),
-         speaker: nodes[i].speaker, is_cue: coalesce(nodes[i].is_cue, false),
-         conversation: coalesce(nodes[i].conversation_id, nodes[i].conversation),
-         occurred_at: nodes[i].occurred_at, session: nodes[i].session, topic_id: nodes[i].topic_id,
-         is_smalltalk: coalesce(nodes[i].is_smalltalk, false),
-         prev_id: nodes[i].prev_id, next_id: nodes[i].next_id,
-         via_lexical: nodes[i] IN lexical_nodes, via_dense: i < n_dense,
-         dense: CASE WHEN i < n_dense THEN dense_sims[i]
-                     WHEN size(nodes[i].embedding) <> size($embedding) THEN null
-                     WHEN $guard AND NOT (all(x IN nodes[i].embedding WHERE -1.0e300 < x < 1.0e300)
-                                          AND any(x IN nodes[i].embedding WHERE x <> 0.0)) THEN null
-                     ELSE 2 * vector.similarity.cosine(nodes[i].embedding, $embedding) - 1 END
-       }] AS units
+RETURN n_units, avg_length, n_all, stamp_sum, dfs, dense_mode, speakers,
+       [i IN range(0, size(nodes) - 1) | [
+         nodes[i].id, nodes[i].text, nodes[i].lexical_terms,
+         coalesce(nodes[i].source_ids, CASE WHEN nodes[i].source_id IS NULL THEN []
+                                       ELSE [nodes[i].source_id] END),
+         nodes[i].speaker, coalesce(nodes[i].is_cue, false),
+         coalesce(nodes[i].conversation_id, nodes[i].conversation),
+         toString(nodes[i].occurred_at), nodes[i].topic_id, coalesce(nodes[i].is_smalltalk, false),
+         nodes[i].prev_id, nodes[i].next_id, nodes[i] IN lexical_nodes, i < n_dense,
+         CASE WHEN i < n_dense THEN dense_sims[i]
+              WHEN $cached THEN null
+              WHEN size(nodes[i].embedding) <> size($embedding) THEN null
+              WHEN $guard AND NOT (all(x IN nodes[i].embedding WHERE -1.0e300 < x < 1.0e300)
+                                   AND any(x IN nodes[i].embedding WHERE x <> 0.0)) THEN null
+              ELSE 2 * vector.similarity.cosine(nodes[i].embedding, $embedding) - 1 END
+       ]] AS units

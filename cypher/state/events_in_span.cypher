@@ -2,6 +2,7 @@
 // params: namespace, event_ids, start, end
 // returns: id
 // mode: read
+// values: plain
 UNWIND $event_ids AS eid
 MATCH (e:Event {id: eid})
 USING INDEX e:Event(id)

@@ -2,6 +2,7 @@
 // params: namespace, event_ids, relation, per_event
 // returns: source, id, relation, similarity
 // mode: read
+// values: plain
 UNWIND $event_ids AS eid
 MATCH (e:Event {id: eid})
 WHERE e.namespace = $namespace

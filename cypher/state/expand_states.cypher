@@ -2,6 +2,7 @@
 // params: namespace, event_ids, history, per_topic, per_state
 // returns: id, content, value, condition, subject, valid_from, valid_to, conflict, current, topic_id, topic, evidence, source_ids
 // mode: read
+// values: plain
 UNWIND $event_ids AS eid
 MATCH (e:Event {id: eid})-[:SUPPORTED_BY]->(t:Topic)
 WHERE e.namespace = $namespace AND t.namespace = $namespace

@@ -1,4 +1,4 @@
-// description: session order of a batch: NEXT_TURN edges between consecutive events of a session (older -> newer; a stored pair a new event now sits between is unlinked), and the stored session neighbours refreshed with their new prev_id / next_id and window-text embedding (a topic or state whose vector was that event's vector gets the new one too)
+// description: session order of a batch: NEXT_TURN edges between consecutive events of a session (older -> newer; a stored pair a new event now sits between is unlinked), and the stored session neighbours refreshed with their new prev_id / next_id and window-text embedding (a topic or state whose vector was that event's vector gets the new one too); every vector written gets a new random vector_stamp (the in-process vector cache of graphmem.retrieval.vectors sees the change)
 // params: namespace, unlink, link, refresh
 // returns: linked
 // mode: write
@@ -26,7 +26,8 @@ CALL () {
     WHERE s.namespace = $namespace AND s.embedding = e.embedding
     SET s.embedding = row.embedding
   }
-  SET e.prev_id = row.prev_id, e.next_id = row.next_id, e.embedding = row.embedding
+  SET e.prev_id = row.prev_id, e.next_id = row.next_id, e.embedding = row.embedding,
+      e.vector_stamp = toInteger(rand() * 1099511627776)
 }
 CALL () {
   UNWIND $link AS pair

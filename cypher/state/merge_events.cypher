@@ -1,4 +1,4 @@
-// description: create a batch's new events (checked absent under the topic locks; a concurrent duplicate fails the uniqueness constraint, and the batch is prepared again) as episodic units with the retrieval-unit properties of graphmem.retrieval.unit_rows (lexical text and terms, namespace token, cue / small-talk flags, session neighbours prev_id / next_id, window-text embedding), each attached to its topic with SUPPORTED_BY
+// description: create a batch's new events (checked absent under the topic locks; a concurrent duplicate fails the uniqueness constraint, and the batch is prepared again) as episodic units with the retrieval-unit properties of graphmem.retrieval.unit_rows (lexical text and terms, namespace token, cue / small-talk flags, session neighbours prev_id / next_id, window-text embedding), each attached to its topic with SUPPORTED_BY; every vector written gets a new random vector_stamp (the in-process vector cache of graphmem.retrieval.vectors sees the change)
 // params: namespace, rows
 // returns: created
 // mode: write
@@ -10,7 +10,7 @@ CREATE (e:Event {id: row.id})
 SET e.namespace = $namespace, e.conversation = row.conversation, e.text = row.text,
     e.speaker = row.speaker, e.subject = row.subject, e.session = row.session,
     e.source_ids = row.source_ids, e.occurred_at = row.occurred_at, e.seq = row.seq,
-    e.sort_key = row.sort_key, e.embedding = row.embedding, e.topic_id = row.topic_id,
+    e.sort_key = row.sort_key, e.embedding = row.embedding, e.vector_stamp = toInteger(rand() * 1099511627776), e.topic_id = row.topic_id,
     e.lexical_text = row.lexical_text, e.lexical_terms = row.lexical_terms,
     e.lexical_length = row.lexical_length, e.ns_token = row.ns_token,
     e.is_cue = row.is_cue, e.is_smalltalk = row.is_smalltalk,

@@ -4,6 +4,10 @@ Each memory is asked for more than ``k`` items (:data:`FETCH_FACTOR` × ``k``), 
 memory ranks just below the cut still counts; the lists are fused with
 :func:`graphmem.retrievers.fusion.reciprocal_rank_fusion` on the documents' ``fusion_key`` (the
 same conversation turn found by state memory and associative memory is one item).
+
+The memories are asked at once (:func:`graphmem.parallel.run_all`), so the fused recall costs about
+its slowest memory rather than their sum. The question is embedded once before, and every
+memory of the facade takes the vector from its embedder's query cache.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from graphmem.embeddings import validate_texts
 from graphmem.errors import InvalidInputError
 from graphmem.llm import LLMUsage
 from graphmem.memory import MAX_K, RecallItem, RecallResult, Round, check_count, memory_spec
+from graphmem.parallel import run_all
 from graphmem.retrievers.fusion import RRF_K, reciprocal_rank_fusion
 
 if TYPE_CHECKING:
@@ -134,18 +139,24 @@ def fused_recall(mem: GraphMemory, query: str, k: int = 10, *,
             memory_spec(name)
     names = default_memories(mem) if memories is None else list(memories)
     fetch = min(MAX_K, FETCH_FACTOR * k)
+
+    def one(name: str) -> tuple[RecallResult, list[Document], float]:
+        started = time.perf_counter()
+        memory = mem.memory(name)
+        result = memory.recall(query, k=fetch)
+        return result, memory.documents(result), round((time.perf_counter() - started) * 1000, 3)
+
+    if len(names) > 1:
+        mem.embedder.embed_query(query)  # once: the memories read it from the query cache
+    answers = run_all([lambda name=name: one(name) for name in names])
     results: list[tuple[RecallResult, list[Document]]] = []
     rounds: list[Round] = []
     usage = LLMUsage()
     timings: dict[str, float] = {}
-    for number, name in enumerate(names, start=1):
-        started = time.perf_counter()
-        memory = mem.memory(name)
-        result = memory.recall(query, k=fetch)
-        docs = memory.documents(result)
+    for number, (name, (result, docs, ms)) in enumerate(zip(names, answers, strict=True), start=1):
         results.append((result, docs))
         usage.merge(result.llm_usage)
-        timings[name] = round((time.perf_counter() - started) * 1000, 3)
+        timings[name] = ms
         rounds.append(Round(number=number, action=f"recall:{name}",
                             added=[item.id for item in result.items],
                             details={"items": len(result.items), "ms": timings[name],

@@ -8,7 +8,7 @@ from typing import Any
 from graphmem.associative.models import AssociativeItem, RoundTrace
 from graphmem.associative.reconstruction import ReconstructionState
 from graphmem.memory import PathStep, Round
-from graphmem.retrieval import Candidate
+from graphmem.retrieval import Candidate, stored_time
 
 logger = logging.getLogger(__name__)
 
@@ -36,8 +36,8 @@ def to_items(ranked: list[Candidate], units: dict[str, dict[str, Any]],
         out.append(AssociativeItem(
             id=c.id, kind="episode", text=c.text, score=c.score,
             source_ids=list(dict.fromkeys(c.source_ids)), path=[question, *c.path],
-            conversation_id=unit.get("conversation_id") or "",
-            occurred_at=_iso(unit.get("occurred_at")), similarity=float(c.components.get("dense", 0.0)),
+            conversation_id=unit.get("conversation") or "",
+            occurred_at=_iso(stored_time(unit.get("occurred_at"))), similarity=float(c.components.get("dense", 0.0)),
             graph_score=float(c.components.get("graph", 0.0)), round=rounds_of.get(c.id, 1),
             found_by=list(dict.fromkeys(found)),
             facts=list((state.facts if state else {}).get(c.id, []))))

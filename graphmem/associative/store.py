@@ -119,7 +119,8 @@ class AssociativeStore:
                 step(label, name, data)
             self.runner.run_in(tx, "associative/relink_neighbours", namespace=ns, **rows["relink"])
             if "late" not in done:
-                done["late"] = finish()
+                with self.runner.waiting():
+                    done["late"] = finish()
             late = done["late"]
             step(None, "associative/set_episode_embeddings", late["embeddings"])
             step("SemanticUnit", "associative/merge_semantic_units", late["semantic_units"])

@@ -34,12 +34,14 @@ VIOLATIONS = {
 #: with them the chains (first events, TEMPORAL_NEXT), the states (initial / confirm / change /
 #: conflict are decided per topic) and the cross-topic RELATED_EVENT edges (the events stored
 #: before a batch) follow the arrival order. Events and their evidence (one EVIDENCED_BY per
-#: asserting event) do not.
+#: asserting event) do not. Associative memory makes a conversation's themes from the batch that
+#: finds nothing of it stored (later batches under :data:`graphmem.associative.memory.MIN_THEME_EPISODES`
+#: make none), so which batch's episodes the themes GROUP follows the arrival order too.
 ORDER_DEPENDENT = {
     "state": frozenset({"Topic", "State", "FIRST_TIMELINE_NODE", "TEMPORAL_NEXT", "INITIAL_STATE",
                         "CURRENT_STATE", "SEMANTIC_NEXT", "CONFLICTS_WITH", "SUPPORTED_BY",
                         "RELATED_EVENT"}),
-    "associative": frozenset(),
+    "associative": frozenset({"Theme", "GROUPS"}),
 }
 
 

@@ -3,6 +3,7 @@ database calls and in model encoding, so ingest time splits into encode / graph 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections import defaultdict
@@ -18,7 +19,9 @@ logger = logging.getLogger(__name__)
 
 class TimedRunner:
     """Wraps the facade's query runner (``GraphMemory.scoped(ns, wrap_runner=TimedRunner)``);
-    ``seconds["read"|"write"]`` and ``calls`` add up per mode.
+    ``seconds["read"|"write"]`` and ``calls`` add up per mode; ``seconds["wait"]`` is time inside
+    a transaction the store marked as waiting for something else (:meth:`waiting`, e.g. the
+    encoder thread), which its mode does not count.
 
     Everything else is delegated, so memories and stores use it like the runner.
     """
@@ -27,17 +30,30 @@ class TimedRunner:
         self._runner = runner
         self.seconds: dict[str, float] = defaultdict(float)
         self.calls: dict[str, int] = defaultdict(int)
+        self._waited = 0.0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._runner, name)
 
     def _timed(self, mode: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        began = time.perf_counter()
+        began, waited = time.perf_counter(), self._waited
         try:
             return fn(*args, **kwargs)
         finally:
-            self.seconds[mode] += time.perf_counter() - began
+            inside = self._waited - waited
+            self.seconds[mode] += time.perf_counter() - began - inside
+            self.seconds["wait"] += inside
             self.calls[mode] += 1
+
+    @contextlib.contextmanager
+    def waiting(self) -> Any:
+        """Time inside a transaction spent off the database (the store waits for its encoder):
+        added to ``seconds["wait"]`` and left out of the transaction's mode."""
+        began = time.perf_counter()
+        try:
+            yield
+        finally:
+            self._waited += time.perf_counter() - began
 
     def read(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         return self._timed("read", self._runner.read, name, **params)

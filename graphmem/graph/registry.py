@@ -17,6 +17,11 @@ registry then holds one query per value, named ``<name>@<Value>`` (``retrieval/s
 with ``{{Unit}}`` replaced by the value and ``{{unit}}`` by its lower case (index names). Values
 must match ``^[A-Z][A-Za-z0-9]*$``.
 
+A query whose answer holds only plain values (numbers, text, lists and maps of them; no nodes,
+relationships or paths) may declare ``// values: plain``: the runner then reads its records as they
+come, without the driver's recursive conversion of every nested value (``Record.data()``), which
+costs milliseconds on a large nested answer such as a retrieval round.
+
 Label unions over every memory (namespace deletion and counts in ``cypher/core/``) are not
 hand-listed: a body may write the placeholder ``{{MEMORY_LABELS}}`` where a label expression goes
 (``(n:{{MEMORY_LABELS}})``), and :meth:`CypherRegistry.get` substitutes
@@ -40,7 +45,7 @@ from graphmem.errors import QueryRegistryError, UnknownQueryError
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 _HEADER = re.compile(r"^//\s*([a-z_]+)\s*:\s*(.*?)\s*$")
 _REQUIRED = ("description", "params", "returns", "mode")
-_OPTIONAL = ("template",)
+_OPTIONAL = ("template", "values")
 _TEMPLATE = re.compile(r"^\s*([A-Z][A-Za-z0-9]*)\s*=\s*(.+?)\s*$")
 #: Placeholder for the union of every registered memory's labels (see the module docstring).
 MEMORY_LABELS = "{{MEMORY_LABELS}}"
@@ -61,6 +66,7 @@ class CypherQuery:
     description: str
     path: Path
     template: str = ""
+    plain: bool = False
 
 
 def used_params(body: str) -> set[str]:
@@ -123,7 +129,19 @@ def parse_query(name: str, source: str, path: Path) -> CypherQuery:
         description=header["description"],
         path=path,
         template=header.get("template", ""),
+        plain=_plain(header.get("values", ""), path),
     )
+
+
+def _plain(values: str, path: object) -> bool:
+    """The ``// values:`` header: ``plain`` or absent.
+
+    Raises:
+        QueryRegistryError: another value.
+    """
+    if values.strip() not in ("", "plain"):
+        raise QueryRegistryError(f"{path}: '// values:' must be 'plain', got {values!r}")
+    return values.strip() == "plain"
 
 
 def expand_template(query: CypherQuery) -> list[CypherQuery]:

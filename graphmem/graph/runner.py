@@ -3,6 +3,8 @@ bookmarks, translated errors."""
 
 from __future__ import annotations
 
+import contextlib
+
 import logging
 import threading
 from collections import Counter
@@ -15,6 +17,7 @@ from neo4j.api import BookmarkManager
 
 from graphmem.errors import QueryError, InvalidInputError, translate_neo4j_error
 from graphmem.graph.registry import CypherQuery, CypherRegistry
+from graphmem.retrieval.vectors import VectorCache
 
 Record = dict[str, Any]
 
@@ -69,6 +72,9 @@ class QueryRunner:
         self._owns_driver = owns_driver
         self.bookmark_manager = (bookmark_manager if bookmark_manager is not None
                                  else neo4j.GraphDatabase.bookmark_manager())
+        #: The retrieval engine's unit vectors of small namespaces (graphmem.retrieval.vectors),
+        #: shared by every facade on this runner.
+        self.vector_cache = VectorCache()
         self._stats_lock = threading.Lock()
         self._retries = 0
         self._retry_codes: Counter[str] = Counter()
@@ -103,6 +109,8 @@ class QueryRunner:
         self._check(query, params)
 
         def work(tx: neo4j.ManagedTransaction) -> list[Record]:
+            if query.plain:  # '// values: plain': no graph entity to convert
+                return [dict(record.items()) for record in tx.run(query.text, params)]
             return [record.data() for record in tx.run(query.text, params)]
 
         return self.transaction(mode, work, name=name)
@@ -142,6 +150,13 @@ class QueryRunner:
         query = self.registry.get(name)
         self._check(query, params)
         return [record.data() for record in tx.run(query.text, params)]
+
+    @staticmethod
+    def waiting() -> contextlib.AbstractContextManager[None]:
+        """Mark time a transaction's ``work`` spends off the database (e.g. waiting for an
+        encoder thread before its vector rows): a no-op here; a timing wrapper
+        (:class:`graphmem.evaluation.timing.TimedRunner`) counts it as waiting, not writing."""
+        return contextlib.nullcontext()
 
     def transaction(self, mode: str, work: Callable[[neo4j.ManagedTransaction], Any], name: str | None = None) -> Any:
         """Run ``work(tx)`` in a managed read or write transaction with error translation, in

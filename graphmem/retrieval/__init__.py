@@ -9,6 +9,7 @@
 See ``docs/retrieval.md``.
 """
 
-from graphmem.retrieval.engine import Candidate, HybridSearch, unit_rows, window_texts
+from graphmem.retrieval.engine import (Candidate, HybridSearch, stored_time, unit_rows,
+                                       window_texts)
 
-__all__ = ["Candidate", "HybridSearch", "unit_rows", "window_texts"]
+__all__ = ["Candidate", "HybridSearch", "stored_time", "unit_rows", "window_texts"]

@@ -20,11 +20,14 @@ import statistics
 from collections.abc import Sequence
 from typing import Any, Literal
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from graphmem.errors import InvalidInputError, QueryError
 from graphmem.memory import PathStep
 from graphmem.retrieval import fusion
+from graphmem.retrieval.vectors import (CACHE_UNITS, INLINE_READ, LOAD_AFTER_MISSES,
+                                        NamespaceVectors, cache_enabled)
 from graphmem.retrieval.text import (
     analyze,
     is_cue,
@@ -58,6 +61,9 @@ MIN_OVERSAMPLE = 500
 #: Per-term document-frequency count cap (df beyond it saturates; idf is then ≈ 0 anyway).
 DF_CAP = 100_000
 
+#: Units per ``retrieval/unit_vectors`` read when the vector cache loads a namespace.
+VECTOR_BATCH = 500
+
 QUERY = {"Event": "retrieval/search_units@Event", "Episode": "retrieval/search_units@Episode"}
 #: Messages of the Neo4j error a stored vector that cosine cannot score raises in the fast round.
 BAD_VECTOR_MESSAGES = ("is not a valid vector", "do not have the same dimension")
@@ -66,6 +72,32 @@ BAD_VECTOR_MESSAGES = ("is not a valid vector", "do not have the same dimension"
 BOOST_PATH_MIN = 0.05
 #: The relationship between consecutive units of one session (older → newer).
 NEXT_TURN = "NEXT_TURN"
+
+
+#: The columns of a unit in the round query's answer (``units`` is a list of lists in this order;
+#: :meth:`HybridSearch.fetch` turns them into dicts): ``occurred_at`` is ISO 8601 text
+#: (:func:`stored_time` reads it), ``dense`` the cosine in [-1, 1] of the window vector (None
+#: when the stored vector cannot be scored).
+UNIT_COLUMNS = ("id", "text", "lexical_terms", "source_ids", "speaker", "is_cue", "conversation",
+                "occurred_at", "topic_id", "is_smalltalk", "prev_id", "next_id", "via_lexical",
+                "via_dense", "dense")
+
+
+def stored_time(value: Any) -> Any:
+    """A unit's ``occurred_at`` as the Neo4j ``DateTime`` it was stored as: the round query sends
+    it as text (``2023-05-08T13:56:00Z``, ``...+02:00`` or ``...+02:00[Europe/Berlin]``, whose
+    zone name is dropped, the offset kept); None and non-text values pass through."""
+    if not isinstance(value, str):
+        return value
+    from neo4j.time import DateTime
+
+    text = value.split("[", 1)[0]
+    return DateTime.from_iso_format(text[:-1] + "+00:00" if text.endswith("Z") else text)
+
+
+def _token(row: dict[str, Any]) -> tuple[int, int]:
+    """The vector-cache token of a round's row: (unit count, vector_stamp sum)."""
+    return int(row.get("n_all") or 0), int(row.get("stamp_sum") or 0)
 
 
 class Candidate(BaseModel):
@@ -172,11 +204,14 @@ class HybridSearch:
         label: ``"Event"`` (state memory) or ``"Episode"`` (associative memory).
         params: fusion parameters (defaults: :mod:`graphmem.retrieval.fusion` constants).
         lexical_k, dense_k, exact_limit: candidate sizes (see the module constants).
+        cache_limit: namespaces up to this many units are scored from the in-process vector
+            cache once loaded (:mod:`graphmem.retrieval.vectors`; 0: never).
     """
 
     def __init__(self, runner: Any, label: Literal["Event", "Episode"] = "Event",
                  params: fusion.FusionParams | None = None, lexical_k: int = LEXICAL_K,
-                 dense_k: int = DENSE_K, exact_limit: int = EXACT_LIMIT):
+                 dense_k: int = DENSE_K, exact_limit: int = EXACT_LIMIT,
+                 cache_limit: int = CACHE_UNITS):
         if label not in QUERY:
             raise InvalidInputError(f"HybridSearch: label must be one of {sorted(QUERY)}, got {label!r}")
         self.runner = runner
@@ -186,9 +221,13 @@ class HybridSearch:
         self.lexical_k = lexical_k
         self.dense_k = dense_k
         self.exact_limit = exact_limit
+        self.cache_limit = cache_limit
         self.last_details: dict[str, Any] = {}
         self.last_fused: list[fusion.Fused] = []
         self.last_median = 0.0
+        #: The scored units of the last row ranked (``(id(row), terms)``, scores, the row kept
+        #: alive so its id is not reused).
+        self._scored: tuple[Any, Any, Any] | None = None
 
     def search(self, namespace: str, question: str, query_vector: Sequence[float],
                k: int = 10) -> list[Candidate]:
@@ -207,7 +246,10 @@ class HybridSearch:
         return self.rank(self.fetch(namespace, question, query_vector), analyze(question), k)
 
     def fetch(self, namespace: str, question: str, query_vector: Sequence[float]) -> dict[str, Any]:
-        """The round query's one row for ``question`` (see :meth:`search` for the errors)."""
+        """The round query's one row for ``question`` (see :meth:`search` for the errors), its
+        ``units`` as dicts (:data:`UNIT_COLUMNS`). The dense side comes from the in-process
+        vector cache (:mod:`graphmem.retrieval.vectors`) when it holds the namespace at the
+        row's token, else from the database (exact scan or vector index)."""
         if not question or not question.strip():
             raise InvalidInputError("search: question is empty")
         vector = [float(x) for x in query_vector]
@@ -219,7 +261,36 @@ class HybridSearch:
             namespace=namespace, ns_token=token, lucene_query=lucene_query(token, terms),
             terms=list(dict.fromkeys(terms)), embedding=vector, lexical_k=self.lexical_k,
             dense_k=self.dense_k, oversample=max(OVERSAMPLE_FACTOR * self.dense_k, MIN_OVERSAMPLE),
-            exact_limit=self.exact_limit, df_cap=DF_CAP, guard=False)
+            exact_limit=self.exact_limit, df_cap=DF_CAP, guard=False, cached=False, dense_ids=[],
+            dense_sims=[])
+        cache = getattr(self.runner, "vector_cache", None) if cache_enabled() else None
+        key = (self.label, namespace, len(vector))
+        entry = cache.get(key) if cache is not None else None
+        if entry is not None and len(entry.stamps) > self.cache_limit:
+            entry = None
+        query = np.asarray(vector, dtype=np.float32)
+        for _ in range(2):
+            if entry is None:
+                break
+            ids, sims = entry.top(query, self.dense_k)
+            row = self._round({**params, "cached": True, "dense_ids": ids, "dense_sims": sims})
+            if _token(row) == entry.token:
+                return self._with_cache_dense(row, entry, query)
+            entry = self._refresh(cache, key, entry, namespace, len(vector))
+        row = self._round(params)
+        n_all = int(row.get("n_all") or 0) if row else 0
+        if cache is not None and 0 < n_all <= self.cache_limit \
+                and (cache.get(key) is not None or cache.miss(key) >= LOAD_AFTER_MISSES):
+            if n_all <= INLINE_READ:
+                self._refresh(cache, key, cache.get(key), namespace, len(vector))
+            else:
+                cache.in_background(key, lambda: self._refresh(
+                    cache, key, cache.get(key), namespace, len(vector), inline=False))
+        return self._as_dicts(row)
+
+    def _round(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Run the round query once (again with ``guard`` on when a stored vector cannot be
+        scored); its row with ``units`` still as column lists."""
         try:
             rows = self.runner.read(self.query, **params)
         except QueryError as exc:
@@ -227,9 +298,63 @@ class HybridSearch:
                 raise
             logger.warning("namespace %r holds %s vectors that cosine cannot score (NaN, infinity, "
                            "all zeros or another width); they are skipped -- `graphmem doctor "
-                           "--repair -n %s` re-embeds them", namespace, self.label, namespace)
+                           "--repair -n %s` re-embeds them", params["namespace"], self.label,
+                           params["namespace"])
             rows = self.runner.read(self.query, **{**params, "guard": True})
-        return rows[0] if rows else {}
+        return dict(rows[0]) if rows else {}
+
+    @staticmethod
+    def _as_dicts(row: dict[str, Any]) -> dict[str, Any]:
+        if row:
+            row["units"] = [dict(zip(UNIT_COLUMNS, unit, strict=True)) for unit in row.get("units") or []]
+        return row
+
+    def _with_cache_dense(self, row: dict[str, Any], entry: NamespaceVectors,
+                          query: np.ndarray) -> dict[str, Any]:
+        """The row with the cosine of every unit the cache scored (dense candidates came with it)."""
+        row = self._as_dicts(row)
+        missing = [u for u in row["units"] if u["dense"] is None]
+        for unit, sim in zip(missing, entry.cosine(query, [u["id"] for u in missing]), strict=True):
+            unit["dense"] = sim
+        return row
+
+    def _refresh(self, cache: Any, key: tuple[str, str, int], entry: NamespaceVectors | None,
+                 namespace: str, width: int, inline: bool = True) -> NamespaceVectors | None:
+        """Bring the cache of ``key`` to the namespace's stored vectors (only new or re-stamped
+        units are read); None (and dropped) when the namespace outgrew :attr:`cache_limit`.
+        ``inline`` (within a recall): more than :data:`INLINE_READ` vectors to read are left to
+        the background loader, and None is returned (the recall uses the database)."""
+        unit = self.label
+        stamps = {r["id"]: int(r["stamp"]) for r in self.runner.read(
+            f"retrieval/unit_stamps@{unit}", namespace=namespace, limit=self.cache_limit)}
+        if not stamps:
+            cache.drop(key)
+            return None
+        wanted = list(stamps) if entry is None else entry.changed(stamps)
+        if inline and len(wanted) > INLINE_READ:
+            cache.drop(key)  # until the loader is done, recalls use the database
+            cache.in_background(key, lambda: self._refresh(cache, key, entry, namespace, width,
+                                                           inline=False))
+            return None
+        vectors: dict[str, Any] = {}
+        for start in range(0, len(wanted), VECTOR_BATCH):
+            for r in self.runner.read(f"retrieval/unit_vectors@{unit}", namespace=namespace,
+                                      ids=wanted[start:start + VECTOR_BATCH]):
+                vectors[r["id"]] = r["embedding"]
+                stamps[r["id"]] = int(r["stamp"])
+        for uid in wanted:
+            if uid not in vectors:  # deleted meanwhile: the next round's token tells
+                stamps.pop(uid, None)
+        fresh = (entry or NamespaceVectors(width, [])).updated(stamps, vectors)
+        if fresh.bad and (entry is None or fresh.bad != entry.bad):
+            logger.warning("namespace %r holds %d %s vectors that cosine cannot score (NaN, "
+                           "infinity, all zeros or another width); they are skipped -- `graphmem "
+                           "doctor --repair -n %s` re-embeds them", namespace, fresh.bad, unit,
+                           namespace)
+        cache.put(key, fresh)
+        logger.debug("vector cache %s/%s: %d units (%d read)", unit, namespace, len(stamps),
+                     len(wanted))
+        return fresh
 
     def rank(self, row: dict[str, Any], terms: Sequence[str], k: int,
              graph: dict[str, tuple[float, str | None]] | None = None,
@@ -253,19 +378,24 @@ class HybridSearch:
         avg_length = float(row["avg_length"] or 0.0)
         df = {t: int(d) for t, d in row["dfs"]}
         speakers = {str(s): int(c) for s, c in row.get("speakers") or []}
-        scores, by_id = [], {}
-        for unit in units:
-            doc = (unit.get("lexical_terms") or "").split()
-            dense = unit.get("dense")
-            if dense is not None and not math.isfinite(dense):
-                dense = None
-            scores.append(fusion.UnitScore(
-                id=unit["id"], lexical=fusion.bm25(terms, doc, df, n_units, avg_length,
-                                                   self.params.k1, self.params.b),
-                dense=dense, is_cue=bool(unit.get("is_cue")), prev_id=unit.get("prev_id"),
-                next_id=unit.get("next_id"), speaker=unit.get("speaker"), terms=frozenset(doc)))
-            by_id[unit["id"]] = unit
-        names = {name: mention_terms(name) for name in speakers}
+        memo = (id(row), tuple(terms))
+        if self._scored is not None and self._scored[0] == memo:
+            scores, by_id, names = self._scored[1]  # a later round re-ranks the same row
+        else:
+            scores, by_id = [], {}
+            for unit in units:
+                doc = (unit.get("lexical_terms") or "").split()
+                dense = unit.get("dense")
+                if dense is not None and not math.isfinite(dense):
+                    dense = None
+                scores.append(fusion.UnitScore(
+                    id=unit["id"], lexical=fusion.bm25(terms, doc, df, n_units, avg_length,
+                                                       self.params.k1, self.params.b),
+                    dense=dense, is_cue=bool(unit.get("is_cue")), prev_id=unit.get("prev_id"),
+                    next_id=unit.get("next_id"), speaker=unit.get("speaker"), terms=frozenset(doc)))
+                by_id[unit["id"]] = unit
+            names = {name: mention_terms(name) for name in speakers}
+            self._scored = (memo, (scores, by_id, names), row)
         fused = fusion.fuse(scores, self.params, terms, speakers, n_units, names, graph)
         self.last_fused = fused
         self.last_median = statistics.median(f.fused for f in fused)
@@ -316,5 +446,5 @@ class HybridSearch:
         return [self._seed(unit, kind)]
 
 
-__all__ = ["Candidate", "HybridSearch", "unit_rows", "window_texts", "NEXT_TURN", "EXACT_LIMIT",
+__all__ = ["Candidate", "HybridSearch", "UNIT_COLUMNS", "stored_time", "unit_rows", "window_texts", "NEXT_TURN", "EXACT_LIMIT",
            "LEXICAL_K", "DENSE_K"]

@@ -106,3 +106,13 @@ class State(GraphmemNode):
     supported_by = RelationshipTo("Topic", "SUPPORTED_BY")
     evidenced_by = RelationshipTo("Event", "EVIDENCED_BY")
     conflicts_with = RelationshipTo("State", "CONFLICTS_WITH")
+
+
+class ConversationLock(GraphmemNode):
+    """A conversation's write lock in state memory: every batch of the conversation takes it
+    first (``state/lock_topics``), so concurrent batches of one conversation serialise and each
+    sees the session neighbours the ones before it stored (``batches`` counts the batches
+    written; no edges). Constraint and index: migrations/V0090."""
+
+    conversation = StringProperty(required=True)
+    batches = IntegerProperty()

@@ -136,7 +136,8 @@ class Batch:
             ``seq``).
         lock_event_ids: the stored session neighbours the batch relinks (locked too).
         session_rows: ``{id, session, seq}`` per new event (``state/find_session_neighbours``);
-            ``signature``: :func:`neighbour_signature` of what was read before the transaction.
+            ``signature``: :func:`neighbour_signature` of what was read before the transaction;
+            ``batches_seen``: the conversation's batch count read before it (None: unknown).
         events: ``state/merge_events`` rows.
         chain: the new events' chain keys (:class:`graphmem.state.chain.NewEvent`).
         assertions: the batch's assertions in event-time order
@@ -153,6 +154,7 @@ class Batch:
     topics: list[dict[str, Any]] = field(default_factory=list)
     lock_event_ids: list[str] = field(default_factory=list)
     session_rows: list[dict[str, Any]] = field(default_factory=list)
+    batches_seen: int | None = None
     signature: dict[str, tuple] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)
     chain: list[Any] = field(default_factory=list)

@@ -5,7 +5,8 @@ For the new turns of a conversation (:func:`ingest_conversation`):
 
 1. extract (heuristic or LLM, :mod:`graphmem.state.extraction`), once;
 2. read the stored session neighbours of the new turns (none for a conversation not stored yet);
-3. encode, in ONE call, each new turn's window text (:func:`graphmem.retrieval.window_texts`)
+3. encode, in ONE call (on the heuristic path in a worker thread while step 1 runs), each new
+   turn's window text (:func:`graphmem.retrieval.window_texts`)
    and the re-encoded window of each stored neighbour that gets a new session neighbour (one per
    session appended to); an LLM extractor's topic names and assertions are encoded in the same
    call, the heuristic path encodes nothing else: a new topic's vector is its founding event's
@@ -23,6 +24,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import timezone
 from typing import TYPE_CHECKING, Any
 
@@ -74,11 +77,23 @@ def ingest_conversation(mem: StateMemory, conv: Conversation, extractor: Any,
     if not new_turns:
         report.add_skipped("turn", len(conv.turns))
         return
-    extractions = dict(zip((ids[t.source_id] for t in new_turns), extractor.extract(new_turns),
-                           strict=True))
+    llm_vectors = extractor.name != "heuristic"
+    layout, window_vectors = None, None
+    if llm_vectors:
+        extracted = extractor.extract(new_turns)
+    else:  # encode the windows while the turns are extracted (torch releases the GIL)
+        layout = read_layout(mem, conv, new_turns)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-encode") as pool:
+            encoding = pool.submit(mem.embedder.embed_documents, layout.texts)
+            try:
+                extracted = extractor.extract(new_turns)
+            finally:
+                window_vectors = encoding.result()
+    extractions = dict(zip((ids[t.source_id] for t in new_turns), extracted, strict=True))
     for attempt in range(1, MAX_ATTEMPTS + 1):
         batch = prepare_batch(mem, conv, new_turns, [extractions[ids[t.source_id]] for t in new_turns],
-                              llm_vectors=extractor.name != "heuristic")
+                              llm_vectors=llm_vectors, layout=layout, window_vectors=window_vectors)
+        layout, window_vectors = None, None  # a batch prepared again reads and encodes again
         try:
             result = mem.store.write_batch(batch, mem.confirm_threshold)
         except (StaleBatch, ConstraintViolationError) as exc:
@@ -104,8 +119,40 @@ def ingest_conversation(mem: StateMemory, conv: Conversation, extractor: Any,
                         "was written")
 
 
+@dataclass
+class Layout:
+    """What a batch's reads give before extraction: the event ids, the conversation's stored
+    topics, the session rows and stored session neighbours, the session order
+    (:func:`~graphmem.state.batch.session_order`), the window texts to encode (new turns,
+    then the refreshed stored neighbours) and the conversation's batch count when read."""
+
+    ids: list[str]
+    known_rows: list[dict[str, Any]]
+    session_rows: list[dict[str, Any]]
+    neighbours: dict[str, dict[str, Any]]
+    order: Any
+    texts: list[str]
+    batches: int | None = None
+
+
+def read_layout(mem: StateMemory, conv: Conversation, turns: Sequence[Turn]) -> Layout:
+    """The reads of a batch of ``turns`` (new, event-time order): the conversation's topics and,
+    when it has some, the new turns' stored session neighbours."""
+    ids = [mem._event_id(conv, t) for t in turns]
+    batches = mem.store.conversation_batches(conv.id)  # read first: a later batch changes it
+    known_rows = mem.store.topics(conv.id)
+    session_rows = [{"id": i, "session": t.session, "seq": t.position}
+                    for t, i in zip(turns, ids, strict=True)]
+    read = mem.store.session_neighbours(conv.id, session_rows) if known_rows else []
+    neighbours = {r["id"]: r for r in read}
+    order = session_order(turns, ids, neighbours, mem.namespace)
+    texts = [order.units[i]["window_text"] for i in ids] + [r["window_text"] for r in order.refresh]
+    return Layout(ids, known_rows, session_rows, neighbours, order, texts, batches)
+
+
 def prepare_batch(mem: StateMemory, conv: Conversation, turns: Sequence[Turn],
-                  extractions: Sequence[Extraction], *, llm_vectors: bool) -> Batch:
+                  extractions: Sequence[Extraction], *, llm_vectors: bool,
+                  layout: Layout | None = None, window_vectors: np.ndarray | None = None) -> Batch:
     """The :class:`~graphmem.state.batch.Batch` of ``turns`` (new, event-time order) with their
     ``extractions``: reads (topics, session neighbours, stored related partners), one encode
     call, topic assignment; no write.
@@ -113,27 +160,30 @@ def prepare_batch(mem: StateMemory, conv: Conversation, turns: Sequence[Turn],
     Args:
         llm_vectors: encode the extractor's topic names and assertions (LLM path) as the topic
             and state vectors, instead of using the event vectors (heuristic path).
+        layout, window_vectors: the batch's :func:`read_layout` and the ``(len(layout.texts),
+            d) float32`` vectors of its texts, when they were read and encoded already (the
+            heuristic path encodes while it extracts); None: read and encode here.
     """
     ns, store = mem.namespace, mem.store
-    ids = [mem._event_id(conv, t) for t in turns]
-    known_rows = store.topics(conv.id)
-    session_rows = [{"id": i, "session": t.session, "seq": t.position}
-                    for t, i in zip(turns, ids, strict=True)]
-    read = store.session_neighbours(conv.id, session_rows) if known_rows else []
-    neighbours = {r["id"]: r for r in read}
-    order = session_order(turns, ids, neighbours, ns)
+    if layout is None:
+        layout = read_layout(mem, conv, turns)
+    ids, known_rows, session_rows = layout.ids, layout.known_rows, layout.session_rows
+    neighbours, order, texts = layout.neighbours, layout.order, layout.texts
     extra: list[str] = []
     if llm_vectors:
         extra = sorted({x.assertion for x in extractions if x.assertion}
                        | {x.topic_name or x.topic_key for x in extractions if x.topic_key})
-    texts = [order.units[i]["window_text"] for i in ids] + [r["window_text"] for r in order.refresh]
-    vectors = np.asarray(mem.embedder.embed_documents(texts + extra), dtype=np.float32)
+    if window_vectors is None or extra:
+        vectors = np.asarray(mem.embedder.embed_documents(texts + extra), dtype=np.float32)
+    else:
+        vectors = np.asarray(window_vectors, dtype=np.float32)
     event_vecs = vectors[:len(ids)]
     refresh_vecs = vectors[len(ids):len(ids) + len(order.refresh)]
     extra_vecs = dict(zip(extra, vectors[len(ids) + len(order.refresh):], strict=True))
 
     batch = Batch(conversation=conv.id, event_ids=ids, session_rows=session_rows,
                   signature=neighbour_signature([{"id": i, **neighbours.get(i, {})} for i in ids]),
+                  batches_seen=layout.batches,
                   turn_link=order.link, turn_unlink=order.unlink)
     for row, vec in zip(order.refresh, refresh_vecs, strict=True):
         state_id = node_id(ns, "state", row["conversation"], row["source_ids"][0]) \

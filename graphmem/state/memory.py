@@ -219,7 +219,8 @@ class StateMemory(Memory[StateItem]):
                                                       ("units", "candidates", "dense_mode")}})]
         state = StateRecall(self.runner, self.namespace, search, self.graph_weight)
         while len(rounds) < max_rounds:
-            so_far = state.items(ranked, units, k, question, terms)
+            so_far = (state.items(ranked, units, k, question, terms)
+                      if getattr(ctrl, "reads_hits", True) else [])
             choice = ctrl.choose(query, intent, rounds, so_far, span is not None)
             if choice.action == "stop":
                 rounds.append(Round(number=len(rounds) + 1, action="stop", reason=choice.reason))

@@ -88,6 +88,8 @@ class HeuristicStatePlanner:
     ``time_range`` when the question names no date, and stops when a round added nothing."""
 
     name = "heuristic"
+    #: :meth:`choose` does not read ``hits`` (the recall skips building them for it).
+    reads_hits = False
 
     def __init__(self) -> None:
         self.usage = LLMUsage()

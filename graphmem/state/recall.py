@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from graphmem.memory import PathStep, Round
-from graphmem.retrieval import Candidate, HybridSearch
+from graphmem.retrieval import Candidate, HybridSearch, stored_time
 from graphmem.state.models import StateItem, TimeRange
 
 logger = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ def event_item(candidate: Candidate, unit: dict[str, Any]) -> StateItem:
     return StateItem(kind="event", id=candidate.id, text=text, score=candidate.score,
                      source_ids=list(candidate.source_ids), path=list(candidate.path),
                      anchor=(list(candidate.source_ids), text),
-                     occurred_at=_native(unit.get("occurred_at")), subject=speaker,
+                     occurred_at=_native(stored_time(unit.get("occurred_at"))), subject=speaker,
                      topic_id=unit.get("topic_id"),
                      found_by=[candidate.path[0].action] if candidate.path else [])
 
@@ -153,7 +153,7 @@ class StateRecall:
         place of its best-ranked evidence event (that event folded into it) — or, for
         ``current_state`` / ``state_history``, of its topic's best event — scored as described in
         the module docstring; ties by id."""
-        events = {c.id: event_item(c, units.get(c.id, {})) for c in ranked}
+        events = {c.id: c for c in ranked}
         order = {c.id: i for i, c in enumerate(ranked)}
         topic_best: dict[str, str] = {}
         for c in ranked:
@@ -190,18 +190,24 @@ class StateRecall:
             if anchor in evidence and anchor not in anchored:
                 # fuses on the evidence turn it stands in for (once per turn: a second state of
                 # the same turn, or one standing in for another turn, keeps its own key)
-                item.anchor = (list(events[anchor].source_ids), events[anchor].text)
+                event = event_item(events[anchor], units.get(anchor, {}))
+                item.anchor = (list(event.source_ids), event.text)
                 anchored.add(anchor)
             item.also = [e for e in evidence if e != row["id"]]
             folded.update(e for e in evidence)
             out[item.id] = item
-        for event_id, item in events.items():
-            if event_id in folded:
-                continue
-            item.path = [question, *item.path]
-            out[event_id] = item
-        ranked_items = sorted(out.values(), key=lambda h: (-h.score, h.kind != "state", h.id))
-        return ranked_items[:k]
+        # the k best of states and unfolded events; an event becomes an item only when it is one
+        keys = [(-h.score, False, h.id) for h in out.values()]
+        keys += [(-c.score, True, c.id) for c in ranked if c.id not in folded]
+        best_items = []
+        for _, is_event, item_id in sorted(keys)[:k]:
+            if is_event:
+                item = event_item(events[item_id], units.get(item_id, {}))
+                item.path = [question, *item.path]
+                best_items.append(item)
+            else:
+                best_items.append(out[item_id])
+        return best_items
 
 
 def subsumed_subjects(subjects: Sequence[str | None], terms: Sequence[str]) -> dict[str, set[str]]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from graphmem.graph.runner import QueryRunner
 from graphmem.memory import check_count
+from graphmem.names import node_id
 from graphmem.state.batch import Batch, BatchResult, StaleBatch, neighbour_signature
 from graphmem.state.chain import Gap, plan_links
 from graphmem.state.evolution import EvidencePlan, KnownState, TopicSnapshot, plan_evidence
@@ -97,6 +98,16 @@ class StateStore:
         """Topic heads of ``conversation``: id, key, subject, name, embedding."""
         return self.runner.read("state/list_topics", namespace=self.namespace, conversation=conversation)
 
+    def lock_id(self, conversation: str) -> str:
+        """The id of ``conversation``'s ConversationLock node."""
+        return node_id(self.namespace, "conversation-lock", conversation)
+
+    def conversation_batches(self, conversation: str) -> int:
+        """Batches of ``conversation`` written so far (``state/conversation_batches``)."""
+        rows = self.runner.read("state/conversation_batches", namespace=self.namespace,
+                                lock_id=self.lock_id(conversation))
+        return int(rows[0]["batches"]) if rows else 0
+
     def session_neighbours(self, conversation: str, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """Per new turn (``{id, session, seq}``) its stored session neighbours
         (``state/find_session_neighbours``): ``id``, ``predecessor``, ``successor``."""
@@ -118,9 +129,12 @@ class StateStore:
 
     def write_batch(self, batch: Batch, confirm_threshold: float) -> BatchResult:
         """Write one conversation batch in ONE transaction with a constant number of statements:
-        lock (and create) its topics and the stored session neighbours it relinks; check under
-        the locks that none of its events was stored meanwhile and that its session neighbours
-        are still the ones it was prepared with (else :class:`StaleBatch`, nothing written); read
+        lock the conversation (its ``ConversationLock``, so batches of one conversation
+        serialise), lock (and create) its topics and the stored session neighbours it relinks; check under
+        the locks that none of its events was stored meanwhile and -- when the lock's batch count
+        shows another batch of the conversation landed since the batch was prepared -- that its
+        session neighbours are still the ones it was prepared with (else :class:`StaleBatch`,
+        nothing written); read
         each new event's stored chain neighbours and the states late assertions need (index
         seeks); compute the chain links (:func:`graphmem.state.chain.plan_links`) and the state
         evolution (:func:`graphmem.state.evolution.plan_evidence`); write events, session links,
@@ -136,11 +150,15 @@ class StateStore:
             def run(name: str, **params: Any) -> list[dict[str, Any]]:
                 return self.runner.run_in(tx, name, namespace=ns, **params)
 
-            locked = {r["id"]: r for r in run("state/lock_topics", rows=batch.topics,
-                                               event_ids=batch.lock_event_ids)}
+            answer = run("state/lock_topics", lock_id=self.lock_id(batch.conversation),
+                         conversation=batch.conversation, rows=batch.topics,
+                         event_ids=batch.lock_event_ids)
+            locked = {r["id"]: r for r in answer}
+            alone = (batch.batches_seen is not None and bool(answer)
+                     and int(answer[0]["batches"]) == batch.batches_seen + 1)
             if run("state/find_existing_events", ids=batch.event_ids):
                 raise StaleBatch("an event of the batch was stored meanwhile")
-            if batch.session_rows:
+            if batch.session_rows and not alone:  # another batch landed since it was prepared
                 seen = run("state/find_session_neighbours", conversation=batch.conversation,
                            rows=batch.session_rows)
                 if neighbour_signature(seen) != batch.signature:

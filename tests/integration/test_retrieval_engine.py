@@ -179,12 +179,21 @@ def _noise(test_runner, namespace: str, count: int, words: list[str], center: li
                           count=min(batch, count - start), words=words, center=center, spread=spread)
 
 
+@pytest.mark.parametrize("cache", ["0", "1"])
 def test_tenant_scores_do_not_move_with_other_tenants_writes(runner, test_runner, embedder,
-                                                             two_tenants) -> None:
+                                                             two_tenants, cache,
+                                                             monkeypatch) -> None:
+    """Both dense sources: the database scan (vector cache off) and the in-process vector cache
+    (loaded before; other namespaces' writes leave the tenant's cache token unchanged)."""
     a, _ = two_tenants
+    monkeypatch.setenv("GRAPHMEM_VECTOR_CACHE", cache)
     search = HybridSearch(runner, "Event")
     questions = [LEXICAL_Q, DENSE_Q, NEIGHBOUR_Q, "Lisbon job bank sister"]
     vectors = {q: embedder.embed_query(q) for q in questions}
+    for _ in range(2):
+        search.fetch(a, DENSE_Q, vectors[DENSE_Q])
+    mode = search.fetch(a, DENSE_Q, vectors[DENSE_Q])["dense_mode"]
+    assert mode == ("cache" if cache == "1" else "exact")
     before = {q: _snapshot(search.search(a, q, vectors[q], k=10)) for q in questions}
     words = sorted({w for _, _, t in TENANT_A for w in analyze(t)} | {"caroline", "mel"})
     foreign = [f"test-noise-{uuid.uuid4().hex[:8]}" for _ in range(5)]
@@ -219,7 +228,7 @@ def _locomo_tenant(shared_data: Path, cache_dir: Path, embedder, n: int = 600):
 
 
 def test_latency_600_units_among_50000_foreign(runner, test_runner, embedder, sample_data,
-                                               pytestconfig, tmp_path_factory) -> None:
+                                               pytestconfig, tmp_path_factory, monkeypatch) -> None:
     cache = getattr(pytestconfig, "cache", None)  # embeddings cached across runs when possible
     cache_dir = Path(cache.mkdir("retrieval-engine")) if cache else tmp_path_factory.mktemp("emb")
     turns, docs, questions, qv = _locomo_tenant(sample_data, cache_dir, embedder)
@@ -250,7 +259,9 @@ def test_latency_600_units_among_50000_foreign(runner, test_runner, embedder, sa
             res = search.search(ns, q, v, k=10)
             times.append(time.perf_counter() - t0)
             assert res and all(c.id.startswith(ns) for c in res)
-        # EXACT_LIMIT measurement: a 2,000-unit foreign tenant, exact scan vs the vector index
+        # EXACT_LIMIT measurement: a 2,000-unit foreign tenant, the database's exact scan vs
+        # the vector index (the in-process vector cache off: both read the database)
+        monkeypatch.setenv("GRAPHMEM_VECTOR_CACHE", "0")
         exact = HybridSearch(runner, "Event", exact_limit=10**9)
         index = HybridSearch(runner, "Event", exact_limit=0)
         t_exact, t_index = [], []

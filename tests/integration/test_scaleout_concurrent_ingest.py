@@ -57,8 +57,14 @@ def test_four_writers_adding_batches_of_one_conversation_lose_no_state_event(
         runner, embedder, namespace, units) -> None:
     """State memory, one conversation's message batches through ``mem.add`` at once: every
     event lands on its topic chain with its evidence, one CURRENT_STATE per topic; the topics
-    themselves may follow the arrival order (plan.ORDER_DEPENDENT)."""
-    sessions, batches = units
+    themselves may follow the arrival order (plan.ORDER_DEPENDENT). Batches of 3 turns cut every
+    8-turn session, so consecutive batches of one session race: the conversation's lock makes
+    each see the turn the one before it stored (NEXT_TURN across the cut)."""
+    sessions, _ = units
+    head = sessions[0].model_copy(update={"id": sessions[0].id.rsplit("-", 1)[0], "turns": [
+        t for u in sessions for t in u.turns]})
+    batches = plan.message_batches([head], 3)
+    assert len(batches) == 24
     mem = GraphMemory(runner, embedder, namespace=namespace)
     single = run_layout(mem, "state", "same_conversation", 1, sessions, batches, 1,
                         f"{namespace}-1")
@@ -71,6 +77,8 @@ def test_four_writers_adding_batches_of_one_conversation_lose_no_state_event(
     assert four["graph"]["nodes"]["Event"] == 64
     assert four["graph"]["relationships"]["EVIDENCED_BY"] == \
         single["graph"]["relationships"]["EVIDENCED_BY"]
+    assert single["graph"]["relationships"]["NEXT_TURN"] == \
+        four["graph"]["relationships"]["NEXT_TURN"] == 64 - len(sessions)
 
 
 def test_the_section_is_json_ready_and_cleans_up(runner, embedder, namespace, sample_data) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fake_runner import FakeRunner, HashEmbedder
+from fake_runner import FakeRunner, HashEmbedder, unit_columns
 
 from graphmem.associative.extraction import normalise_cue
 from graphmem.conversations import read_generic, read_locomo, read_memconflict
@@ -136,7 +136,7 @@ def _state_script() -> dict:
              "dense": 0.6, "occurred_at": None, "topic_id": "t1", "conversation": "c",
              "session": "s1"}
     unit_row = {"n_units": 1, "avg_length": 3.0, "dfs": [["ann", 1], ["job", 0]],
-                "dense_mode": "exact", "speakers": [["Ann", 1]], "units": [event]}
+                "dense_mode": "exact", "speakers": [["Ann", 1]], "units": [unit_columns(event)]}
     state = {"id": "s1", "content": "Ann works as a nurse", "value": "nurse",
              "condition": None, "subject": "Ann", "valid_from": None, "valid_to": None,
              "conflict": False, "current": True, "topic_id": "t1", "topic": "Ann: job",

@@ -1,4 +1,4 @@
-// description: test helper: write Event retrieval units (engine properties from unit_rows) and the NEXT_TURN edges between consecutive units of a session (rows in order; prev_id / next_id name the session neighbours)
+// description: test helper: write Event retrieval units (engine properties from unit_rows) and the NEXT_TURN edges between consecutive units of a session (rows in order; prev_id / next_id name the session neighbours); every vector written gets a new random vector_stamp (the in-process vector cache of graphmem.retrieval.vectors sees the change)
 // params: namespace, rows
 // returns: written
 // mode: write
@@ -8,7 +8,7 @@ SET u.namespace = $namespace, u.text = row.text, u.speaker = row.speaker,
     u.source_ids = row.source_ids, u.lexical_text = row.lexical_text,
     u.lexical_terms = row.lexical_terms, u.lexical_length = row.lexical_length,
     u.ns_token = row.ns_token, u.is_cue = row.is_cue, u.is_smalltalk = row.is_smalltalk,
-    u.embedding = row.embedding, u.prev_id = row.prev_id, u.next_id = row.next_id
+    u.embedding = row.embedding, u.vector_stamp = toInteger(rand() * 1099511627776), u.prev_id = row.prev_id, u.next_id = row.next_id
 WITH u, row
 CALL {
   WITH u, row

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from fake_runner import FakeRunner, HashEmbedder
+from fake_runner import FakeRunner, HashEmbedder, unit_columns
 
 from graphmem.associative import AssociativeMemory
 from graphmem.conversations import Conversation, Turn
@@ -74,7 +74,7 @@ def _unit(i: int) -> dict:
 
 def test_recall_cuts_at_k_and_numbers_rounds_from_the_seed() -> None:
     row = {"n_units": 8, "avg_length": 4.0, "dfs": [["caroline", 8], ["pottery", 8]],
-           "dense_mode": "exact", "speakers": [["Caroline", 8]], "units": [_unit(i) for i in range(8)]}
+           "dense_mode": "exact", "speakers": [["Caroline", 8]], "units": [unit_columns(_unit(i)) for i in range(8)]}
     cue = {"cue_id": "c1", "cue_text": "pottery", "kind": "keyword", "contents": 1,
            "source": "question",
            "tags": [{"id": "g1", "text": "about: caroline pottery", "words": ["caroline", "pottery"],

@@ -116,8 +116,12 @@ def _unit(id_, terms, dense, cue=False, prev=None, nxt=None, lex=True, den=True,
 
 
 def _rows(*units, speakers=()):
+    """The round query's answer: units as lists in UNIT_COLUMNS order."""
+    from graphmem.retrieval.engine import UNIT_COLUMNS
+
     return [dict(n_units=10, avg_length=3.0, dfs=[["violin", 1], ["instrument", 1]],
-                 dense_mode="exact", speakers=list(speakers), units=list(units))]
+                 dense_mode="exact", speakers=list(speakers),
+                 units=[[u.get(c) for c in UNIT_COLUMNS] for u in units])]
 
 
 def test_search_sends_one_query_and_ranks_with_namespace_statistics() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from fake_runner import FakeRunner, HashEmbedder
+from fake_runner import FakeRunner, HashEmbedder, unit_columns
 
 from graphmem.conversations import Conversation, Turn
 from graphmem.errors import InvalidInputError, UnknownQueryError
@@ -22,9 +22,9 @@ def _unit(eid: str, dense: float, sid: str, terms: str, prev=None, nxt=None) -> 
 
 ROW = {"n_units": 3, "avg_length": 3.0, "dfs": [["ann", 3], ["job", 1], ["work", 1]],
        "dense_mode": "exact", "speakers": [["Ann", 3]],
-       "units": [_unit("e1", 0.9, "d1", "ann job nurse", nxt="e2"),
+       "units": [unit_columns(u) for u in [_unit("e1", 0.9, "d1", "ann job nurse", nxt="e2"),
                  _unit("e2", 0.5, "d2", "ann likes tea", prev="e1", nxt="e3"),
-                 _unit("e3", 0.4, "d3", "ann work hospital", prev="e2")]}
+                 _unit("e3", 0.4, "d3", "ann work hospital", prev="e2")]]}
 STATE = {"id": "s1", "content": "Ann works as a nurse", "value": "nurse", "condition": None,
          "subject": "Ann", "valid_from": None, "valid_to": None, "conflict": False,
          "current": True, "topic_id": "t1", "topic": "Ann: job", "evidence": ["e3"],
@@ -117,10 +117,13 @@ def test_fake_runner_rejects_unknown_names_and_wrong_params() -> None:
         runner.read("state/expand_states", namespace="x")
 
 
-def _ingest_script() -> dict:
+def _ingest_script(batches_under_lock: int = 1) -> dict:
+    """Answers of a fresh conversation; ``batches_under_lock``: the ConversationLock count the
+    batch finds (1: it is the only batch since it was prepared, at count 0)."""
     def topics(params: dict) -> list[dict]:
         return [{"id": r["id"], "created": True, "first_id": None, "current": None,
-                 "initial_id": None, "initial_valid_from": None} for r in params["rows"]]
+                 "initial_id": None, "initial_valid_from": None, "batches": batches_under_lock}
+                for r in params["rows"]]
 
     return {
         "state/lock_topics": topics,
@@ -154,6 +157,18 @@ def test_one_batch_is_one_transaction_of_constant_statements_and_one_encoding_pe
         assert len(runner.transactions) == 1
         shapes.append(runner.transactions[0])
     assert shapes[0] == shapes[1] == [
-        "state/lock_topics", "state/find_existing_events", "state/find_session_neighbours",
+        "state/lock_topics", "state/find_existing_events",
         "state/merge_events", "state/link_turns", "state/link_timeline", "state/write_states",
         "state/merge_related_events"]
+
+
+def test_a_batch_that_finds_another_one_landed_checks_its_session_neighbours() -> None:
+    turns = [Turn(source_id=f"d{i}", speaker="Ann", text=f"I started pottery class {i}.",
+                  timestamp=datetime(2024, 1, 1, tzinfo=timezone.utc), position=i, session="s1")
+             for i in range(3)]
+    runner = FakeRunner(_ingest_script(batches_under_lock=2))
+    StateMemory(runner, HashEmbedder(), "ns-unit").ingest(
+        [Conversation(id="c1", speakers=["Ann"], turns=turns)])
+    assert runner.names()[1:3] == ["state/conversation_batches", "state/list_topics"]
+    assert runner.transactions[0][:3] == ["state/lock_topics", "state/find_existing_events",
+                                          "state/find_session_neighbours"]

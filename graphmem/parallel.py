@@ -1,0 +1,56 @@
+"""Asking several memories at once: a recall spends most of its time waiting for Neo4j (the
+driver releases the GIL) or for the model (torch releases it), so running the memories of one
+question side by side costs about the slowest of them rather than their sum."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Worker threads shared by every caller of :func:`run_all` in the process.
+WORKERS = 4
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _executor() -> ThreadPoolExecutor:
+    """The process-wide worker pool (created on first use)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="graphmem-recall")
+        return _pool
+
+
+def run_all(calls: Sequence[Callable[[], T]]) -> list[T]:
+    """Run ``calls`` at once and return their results in the order given: the first in the
+    caller's thread, the others in the shared worker pool. Every call is waited for; the first
+    error (in the order given) is raised after all of them ended.
+
+    Raises:
+        Whatever a call raises.
+    """
+    futures = [_executor().submit(call) for call in calls[1:]]
+    first: BaseException | None = None
+    results: list[T] = []
+    if calls:
+        try:
+            results.append(calls[0]())
+        except BaseException as exc:  # wait for the others before raising
+            first = exc
+    for future in futures:
+        try:
+            results.append(future.result())
+        except BaseException as exc:
+            first = first or exc
+    if first is not None:
+        raise first
+    return results

@@ -1,0 +1,217 @@
+"""The in-process vector cache of the retrieval engine: the unit vectors of small namespaces kept
+in memory, so a round scores its dense side with numpy instead of reading every stored vector.
+
+Reading a namespace's vectors is what an exact in-namespace scan costs (Neo4j loads each 384-float
+array property; on the bench, 8-10 ms of a 15 ms round for a 419-unit tenant), and the engine
+needs the cosine of every unit of its candidate set S. :class:`HybridSearch` therefore keeps, per
+``(label, namespace, width)``, the ids, per-unit ``vector_stamp`` s and unit-normalised vectors of
+a namespace of at most :data:`CACHE_UNITS` units (:class:`NamespaceVectors`), in a size-bounded
+LRU per query runner (:class:`VectorCache`). A namespace is loaded on its second recall in the
+process; up to :data:`INLINE_READ` vectors are read within that recall, a larger load runs in a
+background thread while recalls keep using the database.
+
+**Freshness.** Every graphmem write of a unit vector sets a new random ``vector_stamp``; each round
+query returns the namespace's unit count and stamp sum (its :attr:`NamespaceVectors.token`) read in
+the same transaction as the lexical candidates. A round whose token differs from the cached one
+is not used: the engine reads the stamps, fetches the vectors of the new or re-stamped units only,
+drops deleted ones, and runs the round again (or uses the database for this round when writers
+keep changing the namespace, or when more than :data:`INLINE_READ` vectors changed, which the
+background loader then reads). So a recall sees exactly the committed vectors its transaction sees. A
+vector written *around* graphmem (plain Cypher that does not set ``vector_stamp``) is seen once
+the unit count changes; ``GRAPHMEM_VECTOR_CACHE=0`` turns the cache off.
+
+Pure: no I/O (the engine reads; this module keeps and scores).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+#: Bytes of vectors the process keeps (least recently used namespaces dropped): 256 MiB, about
+#: 87 namespaces of 2,000 units of 384 floats (float32).
+CACHE_BYTES = 256 * 1024 * 1024
+#: Namespace misses before its vectors are loaded: a one-shot process (a CLI call) recalls once
+#: and never pays the load; a server, shell or agent loads on its second recall.
+LOAD_AFTER_MISSES = 2
+#: Largest namespace (units) the cache holds: 20,000 units of 384 floats are 31 MB; scoring them
+#: with numpy takes about a millisecond, where the database's exact scan of a namespace this large
+#: takes hundreds and the vector index, post-filtered by namespace, may starve.
+CACHE_UNITS = 20_000
+#: Vectors read within a recall when the cache is (re)loaded; a larger read runs in the
+#: background loader while recalls use the database, so no recall waits for a big load.
+INLINE_READ = 2_000
+
+Token = tuple[int, int]
+
+
+def cache_enabled() -> bool:
+    """False when ``GRAPHMEM_VECTOR_CACHE`` is ``0`` / ``false`` / ``no`` / ``off``."""
+    return os.environ.get("GRAPHMEM_VECTOR_CACHE", "1").strip().lower() not in {"0", "false", "no", "off"}
+
+
+class NamespaceVectors:
+    """The unit vectors of one namespace and label.
+
+    Args:
+        width: the vector width the cache is for (the query vectors' width).
+        rows: ``(id, stamp, embedding | None)`` per unit; an embedding that cosine cannot score
+            (another width, NaN or infinity, all zeros, missing) is kept as unscoreable.
+
+    Attributes:
+        token: ``(unit count, stamp sum)`` as the round query computes it.
+        bad: units whose stored vector cannot be scored.
+    """
+
+    def __init__(self, width: int, rows: Iterable[tuple[str, int, Sequence[float] | None]]):
+        self.width = width
+        self.stamps: dict[str, int] = {}
+        good_ids: list[str] = []
+        good: list[np.ndarray] = []
+        self.bad = 0
+        for uid, stamp, emb in rows:
+            self.stamps[uid] = int(stamp or 0)
+            vec = _unit(emb, width)
+            if vec is None:
+                self.bad += 1
+                continue
+            good_ids.append(uid)
+            good.append(vec)
+        self.ids = good_ids
+        self.index = {uid: i for i, uid in enumerate(good_ids)}
+        self.matrix = np.vstack(good).astype(np.float32) if good else np.zeros((0, width), np.float32)
+        self.token: Token = (len(self.stamps), sum(self.stamps.values()))
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.matrix.nbytes) + 100 * len(self.stamps)
+
+    def updated(self, stamps: dict[str, int],
+                vectors: dict[str, Sequence[float] | None]) -> NamespaceVectors:
+        """A copy for the namespace's current ``stamps`` (id -> stamp, every unit), taking the
+        vectors of new or re-stamped units from ``vectors`` and the rest from this cache."""
+        rows = []
+        for uid, stamp in stamps.items():
+            if uid in vectors:
+                rows.append((uid, stamp, vectors[uid]))
+            elif uid in self.index:
+                rows.append((uid, stamp, self.matrix[self.index[uid]]))
+            else:
+                rows.append((uid, stamp, None))
+        return NamespaceVectors(self.width, rows)
+
+    def changed(self, stamps: dict[str, int]) -> list[str]:
+        """The ids of ``stamps`` (the namespace now) that are new or re-stamped."""
+        return [uid for uid, stamp in stamps.items() if self.stamps.get(uid) != stamp]
+
+    def top(self, query: np.ndarray, k: int) -> tuple[list[str], list[float]]:
+        """The ``k`` units most similar to ``query`` ``(width,)``: ids and cosines in [-1, 1],
+        best first, ties by id (as the database scan orders them)."""
+        if not self.ids:
+            return [], []
+        sims = self.matrix @ _unit(query, self.width)
+        k = min(k, len(self.ids))
+        part = np.argpartition(-sims, k - 1)[:k] if k < len(self.ids) else np.arange(len(self.ids))
+        order = sorted(part.tolist(), key=lambda i: (-float(sims[i]), self.ids[i]))
+        return [self.ids[i] for i in order], [float(sims[i]) for i in order]
+
+    def cosine(self, query: np.ndarray, ids: Sequence[str]) -> list[float | None]:
+        """The cosine of each of ``ids`` to ``query`` (None: not cached or not scoreable)."""
+        q = _unit(query, self.width)
+        out: list[float | None] = []
+        for uid in ids:
+            i = self.index.get(uid)
+            out.append(None if i is None else float(self.matrix[i] @ q))
+        return out
+
+
+def _unit(vector: Any, width: int) -> np.ndarray | None:
+    """``vector`` as a unit-norm float32 ``(width,)`` array, None when cosine cannot score it."""
+    if vector is None:
+        return None
+    arr = np.asarray(vector, dtype=np.float64)
+    if arr.shape != (width,) or not np.isfinite(arr).all():
+        return None
+    norm = float(np.linalg.norm(arr))
+    if norm == 0.0:
+        return None
+    return (arr / norm).astype(np.float32)
+
+
+class VectorCache:
+    """A thread-safe LRU of :class:`NamespaceVectors` bounded by ``max_bytes``; it also counts
+    the misses of each key (:data:`LOAD_AFTER_MISSES`)."""
+
+    def __init__(self, max_bytes: int = CACHE_BYTES):
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[Any, NamespaceVectors] = OrderedDict()
+        self._misses: dict[Any, int] = {}
+        self._lock = threading.Lock()
+        self._loading: dict[Any, Future[Any]] = {}
+        self._loader: ThreadPoolExecutor | None = None
+
+    def in_background(self, key: Any, load: Callable[[], Any]) -> None:
+        """Run ``load()`` in the cache's loader thread unless a load of ``key`` is running; its
+        errors are logged (the recalls keep using the database)."""
+        with self._lock:
+            if key in self._loading and not self._loading[key].done():
+                return
+            if self._loader is None:
+                self._loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-vectors")
+
+            def run() -> None:
+                try:
+                    load()
+                except Exception as exc:  # the database path stays correct without the cache
+                    logger.warning("vector cache load of %s failed: %s", key, exc)
+
+            self._loading[key] = self._loader.submit(run)
+
+    def wait(self) -> None:
+        """Wait for the background loads running now."""
+        with self._lock:
+            running = list(self._loading.values())
+        for future in running:
+            future.result()
+
+    def get(self, key: Any) -> NamespaceVectors | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+            return entry
+
+    def miss(self, key: Any) -> int:
+        """Count a miss of ``key``; returns its misses so far."""
+        with self._lock:
+            self._misses[key] = self._misses.get(key, 0) + 1
+            if len(self._misses) > 10_000:
+                self._misses.clear()
+            return self._misses[key]
+
+    def put(self, key: Any, entry: NamespaceVectors) -> None:
+        with self._lock:
+            self._entries[key] = entry
+            self._entries.move_to_end(key)
+            total = sum(e.nbytes for e in self._entries.values())
+            while total > self.max_bytes and len(self._entries) > 1:
+                _, old = self._entries.popitem(last=False)
+                total -= old.nbytes
+
+    def drop(self, key: Any) -> None:
+        with self._lock:
+            self._entries.pop(key, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._misses.clear()

@@ -1,0 +1,51 @@
+"""The engine's in-process vector cache against a real Neo4j: a small namespace's dense side comes
+from memory from its second recall on, with the same ranking as the database scan, and every
+graphmem write (a new message, a re-embedded unit) is seen by the very next recall."""
+
+from __future__ import annotations
+
+from graphmem.facade import GraphMemory
+from graphmem.retrieval import HybridSearch
+from reliability import conversation
+
+QUESTIONS = ["Where does Alice live now?", "Who sails the boat Mohra?", "Where did her sister move?"]
+TURNS = [("Alice", "I live in Porto now, close to the river."),
+         ("Bob", "Do you still sail your boat Mohra?"),
+         ("Alice", "Yes, I sail Mohra every Saturday."),
+         ("Bob", "And your sister?"),
+         ("Alice", "She moved to Lisbon last year.")]
+
+
+def _ranking(search: HybridSearch, namespace: str, embedder, question: str):
+    row = search.fetch(namespace, question, embedder.embed_query(question))
+    return row["dense_mode"], [(c.id, round(c.score, 5)) for c in search.search(
+        namespace, question, embedder.embed_query(question), k=5)]
+
+
+def test_cached_rounds_rank_as_the_database_scan_and_see_every_write(
+        runner, embedder, namespace, monkeypatch) -> None:
+    mem = GraphMemory(runner, embedder, namespace)
+    runner.vector_cache.clear()
+    for label, memory in (("Event", mem.state), ("Episode", mem.associative)):
+        memory.ingest([conversation("conv-cache", TURNS)])
+        search = HybridSearch(runner, label)
+        monkeypatch.setenv("GRAPHMEM_VECTOR_CACHE", "0")
+        scanned = [_ranking(search, namespace, embedder, q) for q in QUESTIONS]
+        monkeypatch.setenv("GRAPHMEM_VECTOR_CACHE", "1")
+        first = [_ranking(search, namespace, embedder, q) for q in QUESTIONS]
+        assert {mode for mode, _ in scanned} == {"exact"} and first[0][0] == "exact"
+        assert {mode for mode, _ in first[1:]} == {"cache"}       # loaded on the second miss
+        assert [r for _, r in first] == [r for _, r in scanned]
+
+    # a new message through the facade: the next round sees the changed token, reads the new
+    # and re-embedded (its session neighbour's window) vectors only, and ranks with them
+    mem.add([{"id": "m-new", "role": "Alice", "content": "I bought a red kayak in Faro."}],
+            conversation_id="conv-cache", memories=("state",))
+    search = HybridSearch(runner, "Event")
+    mode, ranked = _ranking(search, namespace, embedder, "Who bought a red kayak in Faro?")
+    assert mode == "cache"
+    top = search.search(namespace, "Who bought a red kayak in Faro?",
+                        embedder.embed_query("Who bought a red kayak in Faro?"), k=1)[0]
+    assert "kayak" in top.text and top.components["dense"] > 0.5
+    entry = runner.vector_cache.get(("Event", namespace, embedder.dimension))
+    assert entry is not None and top.id in entry.index and entry.token[0] == len(TURNS) + 1

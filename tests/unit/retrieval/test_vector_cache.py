@@ -1,0 +1,57 @@
+"""The engine's in-process vector cache (graphmem.retrieval.vectors): exact top-k with the
+database's tie order, unscoreable vectors skipped, incremental updates by stamp, LRU by size."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from graphmem.retrieval.vectors import NamespaceVectors, VectorCache, cache_enabled
+
+
+def _rows():
+    return [("a", 11, [1.0, 0.0, 0.0]), ("b", 12, [0.0, 2.0, 0.0]), ("c", 13, [1.0, 1.0, 0.0]),
+            ("d", 14, [math.nan, 0.0, 0.0]), ("e", 15, [0.0, 0.0]), ("f", 16, [0.0, 0.0, 0.0]),
+            ("g", 17, None)]
+
+
+def test_top_is_exact_cosine_best_first_with_ties_by_id() -> None:
+    vecs = NamespaceVectors(3, _rows())
+    assert vecs.bad == 4 and vecs.ids == ["a", "b", "c"]
+    assert vecs.token == (7, sum(range(11, 18)))
+    ids, sims = vecs.top(np.array([1.0, 1.0, 0.0]), 3)
+    assert ids == ["c", "a", "b"]                      # a and b tie at 1/sqrt(2): by id
+    assert sims == pytest.approx([1.0, 1 / math.sqrt(2), 1 / math.sqrt(2)], abs=1e-6)
+    assert vecs.top(np.array([0.0, 1.0, 0.0]), 1) == (["b"], [pytest.approx(1.0)])
+    assert vecs.cosine(np.array([1.0, 0.0, 0.0]), ["b", "d", "zz", "a"]) == \
+        [pytest.approx(0.0, abs=1e-7), None, None, pytest.approx(1.0)]
+
+
+def test_updated_reads_only_new_or_restamped_units_and_drops_deleted_ones() -> None:
+    vecs = NamespaceVectors(3, _rows())
+    now = {"a": 11, "b": 99, "c": 13, "h": 20}          # b re-embedded, h new, d..g deleted
+    assert sorted(vecs.changed(now)) == ["b", "h"]
+    fresh = vecs.updated(now, {"b": [0.0, 0.0, 5.0], "h": [0.0, 1.0, 0.0]})
+    assert fresh.token == (4, 11 + 99 + 13 + 20) and fresh.bad == 0
+    assert fresh.top(np.array([0.0, 0.0, 1.0]), 1)[0] == ["b"]
+    assert fresh.top(np.array([0.0, 1.0, 0.0]), 1)[0] == ["h"]
+
+
+def test_the_cache_keeps_the_most_recent_namespaces_within_its_size() -> None:
+    one = NamespaceVectors(3, _rows())
+    cache = VectorCache(max_bytes=2 * one.nbytes + 1)
+    for key in ("x", "y", "z"):
+        cache.put(key, NamespaceVectors(3, _rows()))
+    assert cache.get("x") is None and cache.get("y") is not None and cache.get("z") is not None
+    assert [cache.miss("q"), cache.miss("q")] == [1, 2]
+    cache.drop("y")
+    assert cache.get("y") is None
+
+
+def test_the_cache_can_be_turned_off(monkeypatch) -> None:
+    monkeypatch.setenv("GRAPHMEM_VECTOR_CACHE", "0")
+    assert cache_enabled() is False
+    monkeypatch.setenv("GRAPHMEM_VECTOR_CACHE", "1")
+    assert cache_enabled() is True
