@@ -7,7 +7,7 @@ from datetime import date, datetime, timezone
 import pytest
 
 from graphmem.retrieval import text
-from graphmem.retrieval.engine import unit_rows
+from graphmem.retrieval.units import unit_rows
 
 # Monday 8 May 2023
 MONDAY = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
