@@ -175,5 +175,6 @@ class BatchResult:
     topics: int = 0
     events: int = 0
     states: int = 0
+    locks: int = 0
     related_edges: int = 0
     relations: list[tuple[str, str, str]] = field(default_factory=list)

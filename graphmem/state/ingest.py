@@ -111,7 +111,8 @@ def ingest_conversation(mem: StateMemory, conv: Conversation, extractor: Any,
         relations = report.details["state_relations"]
         for _, relation, _ in result.relations:
             relations[relation] = relations.get(relation, 0) + 1
-        report.add_created({"Topic": result.topics, "Event": result.events, "State": result.states})
+        report.add_created({"Topic": result.topics, "Event": result.events, "State": result.states,
+                            "ConversationLock": result.locks})
         report.details["related_edges"] += result.related_edges
         return
     raise DatabaseError(f"state ingest of conversation {conv.id!r}: its stored surroundings "

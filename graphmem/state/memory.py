@@ -250,9 +250,11 @@ class StateMemory(Memory[StateItem]):
         return self.store.topic_chain(topic_id, limit)
 
     def counts(self) -> dict[str, int]:
-        """Node counts of the namespace by label: ``Topic``, ``Event``, ``State``."""
+        """Node counts of the namespace by label: ``Topic``, ``Event``, ``State``,
+        ``ConversationLock`` (one per conversation written)."""
         row = self.store.structure()
-        return {"Topic": row["topics"], "Event": row["events"], "State": row["states"]}
+        return {"Topic": row["topics"], "Event": row["events"], "State": row["states"],
+                "ConversationLock": row["locks"]}
 
     def check(self) -> dict[str, int]:
         """Invariant violations of the SEMG, all 0 when sound: ``bad_current`` (topics with

@@ -181,7 +181,9 @@ class StateStore:
             links = plan_links(batch.chain, gaps, {t: r["first_id"] for t, r in locked.items()})
             evolution = plan_evidence(batch.assertions, snapshots, confirm_threshold)
             result = BatchResult(topics=sum(1 for r in locked.values() if r["created"]),
-                                 relations=evolution.relations)
+                                 relations=evolution.relations,
+                                 # the first batch of a conversation creates its lock (count 1)
+                                 locks=int(bool(answer) and int(answer[0]["batches"]) == 1))
             result.events = run("state/merge_events", rows=batch.events)[0]["created"]
             if batch.turn_link or batch.turn_unlink or batch.refresh:
                 run("state/link_turns", unlink=[list(p) for p in batch.turn_unlink],
