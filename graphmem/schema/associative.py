@@ -59,6 +59,7 @@ class Episode(GraphmemNode):
     session = StringProperty()
     position = IntegerProperty()
     occurred_at = DateTimeProperty()
+    vector_stamp = IntegerProperty()  # new random integer per vector write (retrieval vector cache)
     lexical_text = StringProperty()
     lexical_terms = StringProperty()
     lexical_length = IntegerProperty()

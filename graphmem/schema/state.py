@@ -70,6 +70,7 @@ class Event(GraphmemNode):
     sort_key = StringProperty(index=True)
     topic_id = StringProperty()
     embedding = embedding_property()
+    vector_stamp = IntegerProperty()  # new random integer per vector write (retrieval vector cache)
     lexical_text = StringProperty()
     lexical_terms = StringProperty()
     lexical_length = IntegerProperty()

@@ -19,7 +19,7 @@ from graphmem.retrieval import HybridSearch, unit_rows, window_texts
 from graphmem.state import StateMemory
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
-VOLATILE = {"created_at", "chain_version", "namespace", "ns_token"}
+VOLATILE = {"created_at", "chain_version", "namespace", "ns_token", "vector_stamp"}  # stamp: random per write
 ID_PROPS = {"id", "topic_id", "prev_id", "next_id"}
 
 
