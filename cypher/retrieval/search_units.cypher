@@ -1,5 +1,5 @@
-// description: one hybrid-retrieval round over the units (Event: state memory, Episode: associative memory) of one namespace: per-namespace BM25 statistics (N, avgdl, df per query term) and the vector-cache token (unit count, vector_stamp sum), full-text candidates; with $cached the dense candidates are the given $dense_ids / $dense_sims (the in-process vector cache scored them; no stored vector is read and dense is null for the other units), else full-text candidates (namespace token required), dense candidates (exact cosine scan when the namespace is small or the vector index is starved, else the oversampled vector index), the session neighbours of every candidate (prev_id / next_id, the NEXT_TURN edge's ends) and the unit count of every speaker among them; each unit is a list in the column order of graphmem.retrieval.engine.UNIT_COLUMNS (lists, not maps, and the time as text: the answer is read faster); $guard skips stored vectors cosine cannot score (wrong width, not finite, all zero) element by element, the slow path run only after the fast one met such a vector
-// params: namespace, ns_token, lucene_query, terms, embedding, lexical_k, dense_k, oversample, exact_limit, df_cap, guard, cached, dense_ids, dense_sims
+// description: one hybrid-retrieval round over the units (Event: state memory, Episode: associative memory) of one namespace: per-namespace BM25 statistics (N, avgdl, df per query term not in $known_terms, whose df the vector cache holds at its token) and the vector-cache token (unit count, vector_stamp sum), full-text candidates; with $cached the dense candidates are the given $dense_ids / $dense_sims (the in-process vector cache scored them; no stored vector is read and dense is null for the other units), else full-text candidates (namespace token required), dense candidates (exact cosine scan when the namespace is small or the vector index is starved, else the oversampled vector index), the session neighbours of every candidate (prev_id / next_id, the NEXT_TURN edge's ends) and the unit count of every speaker among them; each unit is a list in the column order of graphmem.retrieval.engine.UNIT_COLUMNS (lists, not maps, and the time as text: the answer is read faster); $guard skips stored vectors cosine cannot score (wrong width, not finite, all zero) element by element, the slow path run only after the fast one met such a vector
+// params: namespace, ns_token, lucene_query, terms, known_terms, embedding, lexical_k, dense_k, oversample, exact_limit, df_cap, guard, cached, dense_ids, dense_sims
 // returns: n_units, avg_length, n_all, stamp_sum, dfs, dense_mode, units, speakers
 // mode: read
 // values: plain
@@ -10,7 +10,7 @@ CALL () {
          count(s) AS n_all, sum(coalesce(s.vector_stamp, 0)) AS stamp_sum
 }
 CALL () {
-  UNWIND $terms AS term
+  UNWIND [t IN $terms WHERE NOT t IN $known_terms] AS term
   CALL (term) {
     CALL db.index.fulltext.queryNodes('unit_lexical_{{unit}}',
          '+ns_token:' + $ns_token + ' +lexical_terms:' + term, {limit: $df_cap}) YIELD node

@@ -190,7 +190,7 @@ class HybridSearch:
             terms=list(dict.fromkeys(terms)), embedding=vector, lexical_k=self.lexical_k,
             dense_k=self.dense_k, oversample=max(OVERSAMPLE_FACTOR * self.dense_k, MIN_OVERSAMPLE),
             exact_limit=self.exact_limit, df_cap=DF_CAP, guard=False, cached=False, dense_ids=[],
-            dense_sims=[])
+            dense_sims=[], known_terms=[])
         cache = getattr(self.runner, "vector_cache", None) if cache_enabled() else None
         key = (self.label, namespace, len(vector))
         entry = cache.get(key) if cache is not None else None
@@ -201,8 +201,13 @@ class HybridSearch:
             if entry is None:
                 break
             ids, sims = entry.top(query, self.dense_k)
-            row = self._round({**params, "cached": True, "dense_ids": ids, "dense_sims": sims})
+            known = [t for t in params["terms"] if t in entry.dfs]
+            row = self._round({**params, "cached": True, "dense_ids": ids, "dense_sims": sims,
+                               "known_terms": known})
             if _token(row) == entry.token:
+                fresh = {str(t): int(d) for t, d in row.get("dfs") or []}
+                entry.dfs.update(fresh)
+                row["dfs"] = [[t, fresh[t] if t in fresh else entry.dfs[t]] for t in params["terms"]]
                 return self._with_cache_dense(row, entry, query)
             entry = self._refresh(cache, key, entry, namespace, len(vector))
         row = self._round(params)

@@ -90,6 +90,9 @@ class NamespaceVectors:
         self.index = {uid: i for i, uid in enumerate(good_ids)}
         self.matrix = np.vstack(good).astype(np.float32) if good else np.zeros((0, width), np.float32)
         self.token: Token = (len(self.stamps), sum(self.stamps.values()))
+        #: Per-namespace document frequency of question terms seen at this token (a df count of a
+        #: common term reads every unit that has it); filled by the engine's cached rounds.
+        self.dfs: dict[str, int] = {}
 
     @property
     def nbytes(self) -> int:
