@@ -8,7 +8,7 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
 logger = logging.getLogger(__name__)
 
@@ -54,3 +54,16 @@ def run_all(calls: Sequence[Callable[[], T]]) -> list[T]:
     if first is not None:
         raise first
     return results
+
+
+def ask_all(embedder: Any, question: str, calls: Sequence[Callable[[], T]]) -> list[T]:
+    """:func:`run_all` of several memories' answers to one ``question``: with more than one call
+    the question is embedded first, once (``embedder.embed_query``; the memories then read its
+    vector from the embedder's query cache instead of each encoding it).
+
+    Raises:
+        Whatever the embedder or a call raises.
+    """
+    if len(calls) > 1:
+        embedder.embed_query(question)
+    return run_all(calls)

@@ -1,13 +1,19 @@
-// description: one hybrid-retrieval round over the units (Event: state memory, Episode: associative memory) of one namespace: per-namespace BM25 statistics (N, avgdl, df per query term not in $known_terms, whose df the vector cache holds at its token) and the vector-cache token (unit count, vector_stamp sum), full-text candidates; with $cached the dense candidates are the given $dense_ids / $dense_sims (the in-process vector cache scored them; no stored vector is read and dense is null for the other units), else full-text candidates (namespace token required), dense candidates (exact cosine scan when the namespace is small or the vector index is starved, else the oversampled vector index), the session neighbours of every candidate (prev_id / next_id, the NEXT_TURN edge's ends) and the unit count of every speaker among them; each unit is a list in the column order of graphmem.retrieval.engine.UNIT_COLUMNS (lists, not maps, and the time as text: the answer is read faster); $guard skips stored vectors cosine cannot score (wrong width, not finite, all zero) element by element, the slow path run only after the fast one met such a vector
-// params: namespace, ns_token, lucene_query, terms, known_terms, embedding, lexical_k, dense_k, oversample, exact_limit, df_cap, guard, cached, dense_ids, dense_sims
+// description: one hybrid-retrieval round over the units (Event: state memory, Episode: associative memory) of one namespace: per-namespace BM25 statistics (N, avgdl -- read only when $stats is null, else the vector cache's [N, avgdl] at its token -- and df per query term not in $known_terms, whose df the cache holds) and the vector-cache token (count and sum of the units' vector_stamps, read from the (namespace, vector_stamp) index alone), full-text candidates; with $cached the dense candidates are the given $dense_ids / $dense_sims (the in-process vector cache scored them; no stored vector is read and dense is null for the other units), else full-text candidates (namespace token required), dense candidates (exact cosine scan when the namespace is small or the vector index is starved, else the oversampled vector index), the session neighbours of every candidate (prev_id / next_id, the NEXT_TURN edge's ends) and the unit count of every speaker among them not in $known_speakers (the cache holds the others'); each unit is a list in the column order of graphmem.retrieval.engine.UNIT_COLUMNS (lists, not maps, and the time as text: the answer is read faster); $guard skips stored vectors cosine cannot score (wrong width, not finite, all zero) element by element, the slow path run only after the fast one met such a vector
+// params: namespace, ns_token, lucene_query, terms, known_terms, known_speakers, stats, embedding, lexical_k, dense_k, oversample, exact_limit, df_cap, guard, cached, dense_ids, dense_sims
 // returns: n_units, avg_length, n_all, stamp_sum, dfs, dense_mode, units, speakers
 // mode: read
 // values: plain
 // template: Unit = Event | Episode
 CALL () {
-  MATCH (s:{{Unit}} {namespace: $namespace})
-  RETURN count(s.lexical_length) AS n_units, coalesce(avg(s.lexical_length), 0.0) AS avg_length,
-         count(s) AS n_all, sum(coalesce(s.vector_stamp, 0)) AS stamp_sum
+  MATCH (s:{{Unit}})
+  WHERE s.namespace = $namespace AND s.vector_stamp IS NOT NULL
+  RETURN count(s) AS n_all, sum(s.vector_stamp) AS stamp_sum
+}
+CALL () {
+  // a null seek value finds nothing: the namespace's units are not read when $stats is given
+  MATCH (s:{{Unit}} {namespace: CASE WHEN $stats IS NULL THEN $namespace END})
+  RETURN coalesce($stats[0], count(s.lexical_length)) AS n_units,
+         coalesce($stats[1], avg(s.lexical_length), 0.0) AS avg_length
 }
 CALL () {
   UNWIND [t IN $terms WHERE NOT t IN $known_terms] AS term
@@ -40,7 +46,7 @@ CALL (n_units) {
 }
 CALL (n_units, ann_nodes) {
   WITH n_units, ann_nodes WHERE NOT $cached AND (n_units <= $exact_limit OR size(ann_nodes) < $dense_k)
-  MATCH (u:{{Unit}} {namespace: $namespace})
+  MATCH (u:{{Unit}} {namespace: CASE WHEN $cached THEN null ELSE $namespace END})
   WHERE size(u.embedding) = size($embedding)
     AND (NOT $guard OR (all(x IN u.embedding WHERE -1.0e300 < x < 1.0e300)
                         AND any(x IN u.embedding WHERE x <> 0.0)))
@@ -68,7 +74,7 @@ WITH n_units, avg_length, n_all, stamp_sum, dfs, dense_mode, lexical_nodes, dens
      dense_nodes + lexical_only + around AS nodes, size(dense_nodes) AS n_dense
 CALL (nodes) {
   UNWIND nodes AS u
-  WITH DISTINCT u.speaker AS speaker WHERE speaker IS NOT NULL
+  WITH DISTINCT u.speaker AS speaker WHERE speaker IS NOT NULL AND NOT speaker IN $known_speakers
   CALL (speaker) {
     MATCH (v:{{Unit}} {namespace: $namespace, speaker: speaker})
     RETURN count(v) AS units

@@ -1,4 +1,4 @@
-// description: the semantic states of the topics of the given events (EMIR2 state layer): per topic its CURRENT_STATE and, with $history, its other states (closed ones and flagged conflicts, latest first, at most $per_topic), and per state the events that evidence it (at most $per_state, in event-time order); bounded by the topics of $event_ids
+// description: the semantic states of the topics of the given events (EMIR2 state layer): per topic its CURRENT_STATE and, with $history, its other states (closed ones and flagged conflicts, latest first, at most $per_topic: read in (topic_id, valid_from) index order, so a topic of any length costs $per_topic states; a state's topic_id is the topic it is SUPPORTED_BY), and per state the events that evidence it (at most $per_state, in event-time order); bounded by the topics of $event_ids
 // params: namespace, event_ids, history, per_topic, per_state
 // returns: id, content, value, condition, subject, valid_from, valid_to, conflict, current, topic_id, topic, evidence, source_ids
 // mode: read
@@ -12,9 +12,11 @@ CALL (t) {
   WHERE s.namespace = $namespace
   RETURN s, true AS current
   UNION
-  MATCH (s:State)-[:SUPPORTED_BY]->(t)
-  WHERE $history AND s.namespace = $namespace AND NOT EXISTS { (t)-[:CURRENT_STATE]->(s) }
-  WITH s ORDER BY s.valid_from DESC, s.id LIMIT $per_topic
+  MATCH (s:State)
+  USING INDEX s:State(topic_id, valid_from)
+  WHERE s.topic_id = CASE WHEN $history THEN t.id END AND s.valid_from IS NOT NULL
+    AND s.namespace = $namespace AND NOT EXISTS { (t)-[:CURRENT_STATE]->(s) }
+  WITH s ORDER BY s.topic_id DESC, s.valid_from DESC, s.id LIMIT $per_topic
   RETURN s, false AS current
 }
 CALL (s) {

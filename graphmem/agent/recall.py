@@ -5,7 +5,7 @@ memory ranks just below the cut still counts; the lists are fused with
 :func:`graphmem.retrievers.fusion.reciprocal_rank_fusion` on the documents' ``fusion_key`` (the
 same conversation turn found by state memory and associative memory is one item).
 
-The memories are asked at once (:func:`graphmem.parallel.run_all`), so the fused recall costs about
+The memories are asked at once (:func:`graphmem.parallel.ask_all`), so the fused recall costs about
 its slowest memory rather than their sum. The question is embedded once before, and every
 memory of the facade takes the vector from its embedder's query cache.
 """
@@ -23,7 +23,7 @@ from graphmem.embeddings import validate_texts
 from graphmem.errors import InvalidInputError
 from graphmem.llm import LLMUsage
 from graphmem.memory import MAX_K, RecallItem, RecallResult, Round, check_count, memory_spec
-from graphmem.parallel import run_all
+from graphmem.parallel import ask_all
 from graphmem.retrievers.fusion import RRF_K, reciprocal_rank_fusion
 
 if TYPE_CHECKING:
@@ -146,9 +146,7 @@ def fused_recall(mem: GraphMemory, query: str, k: int = 10, *,
         result = memory.recall(query, k=fetch)
         return result, memory.documents(result), round((time.perf_counter() - started) * 1000, 3)
 
-    if len(names) > 1:
-        mem.embedder.embed_query(query)  # once: the memories read it from the query cache
-    answers = run_all([lambda name=name: one(name) for name in names])
+    answers = ask_all(mem.embedder, query, [lambda name=name: one(name) for name in names])
     results: list[tuple[RecallResult, list[Document]]] = []
     rounds: list[Round] = []
     usage = LLMUsage()

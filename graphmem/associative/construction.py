@@ -12,7 +12,7 @@ caller can encode in the background while the rest is extracted and written.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -27,6 +27,9 @@ from graphmem.retrieval import unit_rows
 from graphmem.retrieval.text import analyze
 
 logger = logging.getLogger(__name__)
+
+#: Cue kinds whose texts name a theme (times and actions name none).
+THEME_CUE_KINDS = frozenset({"keyword", "entity"})
 
 
 def episodes_of(conversation: Any) -> list[EpisodeInput]:
@@ -232,13 +235,29 @@ def relink_rows(ids: list[str], context: dict[str, Any], plan: dict[str, Any]) -
     return {"unlink": unlink, "link": link, "point": point}
 
 
+def episode_phrases(rows: dict[str, Any]) -> list[list[str]]:
+    """Per episode of ``rows["episodes"]`` the texts of its keyword and entity cues, in extraction
+    order (the names of its themes, :func:`graphmem.associative.themes.group_themes`)."""
+    kind = {c["id"]: c["kind"] for c in rows["cues"]}
+    text = {c["id"]: c["text"] for c in rows["cues"]}
+    cue_of = {t["id"]: t["cue_id"] for t in rows["tags"]}
+    index = {r["id"]: i for i, r in enumerate(rows["episodes"])}
+    out: list[list[str]] = [[] for _ in rows["episodes"]]
+    for link in rows["episode_links"]:
+        i, cue = index.get(link["content_id"]), cue_of[link["tag_id"]]
+        if i is not None and kind[cue] in THEME_CUE_KINDS and text[cue] not in out[i]:
+            out[i].append(text[cue])
+    return out
+
+
 def attach_vectors(rows: dict[str, Any], vectors: np.ndarray, episodes: Sequence[EpisodeInput],
-                   key_phrases: Callable[[str], list[str]], namespace: str, *,
-                   theme_scope: str | None = None, min_theme_episodes: int = 1) -> dict[str, Any]:
+                   namespace: str, *, theme_scope: str | None = None,
+                   min_theme_episodes: int = 1) -> dict[str, Any]:
     """The vector-dependent rows, once ``vectors`` (``(len(rows["windows"]), d) float32`` unit
     rows, the embeddings of ``rows["windows"]`` in order) are known: ``embeddings``
     (``[{"id", "embedding"}]`` for every episode and the refreshed tail), semantic units with their
-    episode's vector, and ``themes`` (k-means over the batch's episode vectors, MRAgent §4.3).
+    episode's vector, and ``themes`` (k-means over the batch's episode vectors, MRAgent §4.3,
+    named by :func:`episode_phrases`).
 
     Args:
         theme_scope: extra id part of the themes (None: the conversation's themes; an incremental
@@ -252,12 +271,11 @@ def attach_vectors(rows: dict[str, Any], vectors: np.ndarray, episodes: Sequence
                                 f"{len(rows['windows'])} window texts")
     n = len(rows["episodes"])
     ids = [r["id"] for r in rows["episodes"]] + [r["id"] for r in rows["refresh"]]
-    embeddings = [{"id": i, "embedding": [float(x) for x in v]} for i, v in zip(ids, vectors,
-                                                                                 strict=True)]
+    vectors = np.asarray(vectors, dtype=np.float32)
+    embeddings = [{"id": i, "embedding": v} for i, v in zip(ids, vectors.tolist(), strict=True)]
     semantic = [{**{k: v for k, v in s.items() if k != "episode"},
                  "embedding": embeddings[s["episode"]]["embedding"]} for s in rows["semantic_units"]]
-    episode_vecs = np.asarray(vectors[:n], dtype=np.float32)
-    themes = (group_themes(episode_vecs, [e.text for e in episodes], key_phrases)
+    themes = (group_themes(vectors[:n], episode_phrases(rows))
               if n >= min_theme_episodes else [])
     conv_id = episodes[0].conversation_id
     scope = (conv_id,) if theme_scope is None else (conv_id, theme_scope)

@@ -210,8 +210,7 @@ class AssociativeMemory(Memory[AssociativeItem]):
                 rows["timeline"].insert(0, {"previous": context["timeline_before"], "next": ids[0]})
 
             def finish() -> dict[str, Any]:
-                return attach_vectors(rows, encoding.result(), new, self.heuristic.key_phrases,
-                                      self.namespace,
+                return attach_vectors(rows, encoding.result(), new, self.namespace,
                                       theme_scope=None if whole else new[0].source_id,
                                       min_theme_episodes=1 if whole else MIN_THEME_EPISODES)
 

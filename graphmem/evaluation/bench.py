@@ -11,9 +11,10 @@ associative recall, the combined retriever (both memories of one namespace) and
 its own embedder wrapper (no method reuses another's query vector). p50/p95 in ms, ratios to the
 baseline and growth from the smallest to the largest size.
 
-**Ingest throughput.** The tenant's turns through each memory (turns/s; encode and write seconds
-split out by :mod:`~graphmem.evaluation.timing`) against raw sentence-transformers encoding of the
-same texts and raw UNWIND writes of the same number of nodes the memory created.
+**Ingest throughput** and **graph writes** (:mod:`graphmem.evaluation.ingest_bench`): the tenant's
+turns through each memory against raw sentence-transformers encoding of the same texts, and the
+memory's write time (replayed ingests, nothing encoded) against raw UNWIND writes of the same
+number of nodes.
 
 **Long history** (:mod:`graphmem.evaluation.history`), **concurrent writers**
 (:mod:`graphmem.evaluation.concurrency`) and the **warm process** (:mod:`graphmem.evaluation.warm`)
@@ -29,9 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from graphmem.conversations import Conversation, read_locomo
+from graphmem.conversations import read_locomo
 from graphmem.datasets import resolve
 from graphmem.embeddings import ValidatingEmbedder
 from graphmem.errors import InvalidInputError
@@ -43,13 +42,12 @@ from graphmem.evaluation.filler import BATCH, SIGMA, Filler
 from graphmem.evaluation.history import SIZES as HISTORY_SIZES
 from graphmem.evaluation.history import long_history_section
 from graphmem.evaluation.concurrency import concurrency_section
+from graphmem.evaluation.ingest_bench import ingest_section
 from graphmem.evaluation.warm import server_env, warm_process_section
 from graphmem.evaluation.locomo import truncate_conversation, turn_text
 from graphmem.evaluation.metrics import percentiles, ratio
 from graphmem.evaluation.run_eval import seed_everything
-from graphmem.evaluation.timing import TimedEmbedder, TimedRunner
 from graphmem.facade import GraphMemory
-from graphmem.names import node_id
 from graphmem.retrievers import CombinedGraphMemoryRetriever
 
 logger = logging.getLogger(__name__)
@@ -58,8 +56,6 @@ logger = logging.getLogger(__name__)
 #: Questions that warm each method up (plans, caches) and are never timed: a timed question is
 #: embedded by the method itself, never answered from a query-vector cache.
 WARMUP = ("What happened last week?", "Who did they talk to?")
-#: Turns ingested (and deleted) before the ingest section is timed.
-WARM_TURNS = 12
 
 
 def _fresh(embedder: Any) -> ValidatingEmbedder:
@@ -79,76 +75,6 @@ def time_methods(methods: dict[str, Any], questions: Sequence[str]) -> dict[str,
             began = time.perf_counter()
             fn(q)
             out[m].append((time.perf_counter() - began) * 1000)
-    return out
-
-
-def ingest_section(mem: GraphMemory, conv: Conversation, prefix: str) -> dict[str, Any]:
-    """Ingest throughput of state and associative memory on ``conv`` vs raw encode and raw UNWIND.
-
-    Before timing, the first :data:`WARM_TURNS` turns go through each memory and one raw row
-    through the raw UNWIND in a scratch namespace (deleted): the timed runs then measure steady
-    writing, not Neo4j compiling each query's plan on its first use (a running service has them).
-    The memories' namespaces ``<prefix>-state`` / ``<prefix>-assoc`` are kept (the recall tenant).
-    """
-    embedder = mem.embedder
-    texts = [turn_text(t) for t in conv.turns]
-    embedder.embed_documents(texts[:8])  # load the model and warm up before timing
-    began = time.perf_counter()
-    base_vecs = embedder.embed_documents(texts)
-    encode_s = time.perf_counter() - began
-    out: dict[str, Any] = {"turns": len(texts), "raw_encode": {
-        "seconds": round(encode_s, 3), "turns_per_s": round(len(texts) / encode_s, 1)}}
-    warm = mem.scoped(f"{prefix}-warm")
-    for name in ("state", "associative"):  # compile the write queries once, as a running service has
-        warm.memory(name).ingest([truncate_conversation(conv, WARM_TURNS)])
-    warm.query("bench/write_events", rows=[{
-        "id": node_id(warm.namespace, "raw", 0, 0), "conversation": conv.id, "text": texts[0],
-        "speaker": conv.turns[0].speaker, "source_ids": [conv.turns[0].source_id],
-        "occurred_at": conv.turns[0].timestamp, "embedding": base_vecs[0].tolist(),
-        "lexical_terms": None, "lexical_length": None, "ns_token": None}])
-    warm.delete_namespace()
-    for name, ns in (("state", f"{prefix}-state"), ("associative", f"{prefix}-assoc")):
-        mem.scoped(ns).delete_namespace()
-        timers: dict[str, Any] = {}
-
-        def wrap(key: str, cls: Any) -> Any:
-            return lambda inner: timers.setdefault(key, cls(inner))
-
-        timed = mem.scoped(ns, wrap_runner=wrap("runner", TimedRunner),
-                           wrap_embedder=wrap("embedder", TimedEmbedder))
-        timed_runner, timed_embedder = timers["runner"], timers["embedder"]
-        began = time.perf_counter()
-        timed.memory(name).ingest([conv])
-        total = time.perf_counter() - began
-        nodes = sum(int(r["nodes"]) for r in mem.scoped(ns).query("core/count_namespace_nodes"))
-        # raw UNWIND of the same number of nodes (plain Events with embeddings)
-        raw_ns = f"{prefix}-raw-{name[:5]}"
-        raw = mem.scoped(raw_ns)
-        raw.delete_namespace()
-        reps = int(np.ceil(nodes / len(texts)))
-        rows = [{"id": node_id(raw_ns, "raw", r, i), "conversation": conv.id, "text": texts[i],
-                 "speaker": conv.turns[i].speaker, "source_ids": [conv.turns[i].source_id],
-                 "occurred_at": conv.turns[i].timestamp, "embedding": base_vecs[i].tolist(),
-                 "lexical_terms": None, "lexical_length": None, "ns_token": None}
-                for r in range(reps) for i in range(len(texts))][:nodes]
-        began = time.perf_counter()
-        for start in range(0, len(rows), BATCH):
-            raw.query("bench/write_events", rows=rows[start:start + BATCH])
-        unwind_s = time.perf_counter() - began
-        raw.delete_namespace()
-        out[name] = {
-            "seconds": round(total, 2), "turns_per_s": round(len(texts) / total, 1),
-            "encode_seconds": round(timed_embedder.seconds, 2), "texts_encoded": timed_embedder.texts,
-            "write_seconds": round(timed_runner.seconds["write"], 2),
-            "read_seconds": round(timed_runner.seconds["read"], 2),
-            "wait_seconds": round(timed_runner.seconds["wait"], 2),
-            "other_seconds": round(total - timed_embedder.seconds - timed_runner.seconds["write"]
-                                   - timed_runner.seconds["read"] - timed_runner.seconds["wait"], 2),
-            "db_calls": dict(timed_runner.calls), "nodes_created": nodes,
-            "raw_unwind_seconds_same_nodes": round(unwind_s, 3),
-            "ingest_vs_encode": ratio(len(texts) / total, len(texts) / encode_s),
-            "writes_vs_unwind": ratio(timed_runner.seconds["write"], unwind_s),
-        }
     return out
 
 
@@ -198,7 +124,8 @@ def run_bench(mem: GraphMemory, server: dict[str, Any], data: Path | None, out: 
     filler: Filler | None = None
     try:
         say(f"ingest throughput on {tenant.id} ({len(tenant.turns)} turns)")
-        report["ingest"] = ingest_section(mem, tenant, prefix)
+        report["ingest"] = ingest_section(mem, tenant, prefix,
+                                          warm_with=None if quick else conversations[1])
         own = mem.scoped(f"{prefix}-state").query("bench/count_units")[0]["events"], \
             mem.scoped(f"{prefix}-assoc").query("bench/count_units")[0]["episodes"]
         turns = [t for c in base_convs for t in c.turns]

@@ -127,13 +127,20 @@ def bench_markdown(report: dict[str, Any]) -> str:
               f"Raw sentence-transformers encode: {ing['raw_encode']['turns_per_s']} turns/s.", "",
               "Encoding runs in a worker thread beside extraction (both memories) and beside the "
               "vector-free writes (associative), so the parts overlap; \"wait s\" is time a write "
-              "transaction waited for that encoding (not counted as writing).", "",
+              "transaction waited for that encoding (not counted as writing). \"writes / UNWIND\" "
+              "is the median over replayed ingests (the same turns, their vectors from this run, "
+              "nothing encoded) each against a raw UNWIND of as many nodes; \"in-run\" is this "
+              "run's write seconds over one raw UNWIND (writes here share the CPU with the encoder).", "",
               rpt.md_table(["memory", "turns/s", "x encode", "encode s", "write s", "read s", "wait s",
-                            "other s", "nodes", "raw UNWIND s (same nodes)", "writes / UNWIND"],
+                            "other s", "nodes", "raw UNWIND s (same nodes)", "in-run writes / UNWIND",
+                            "replayed write s", "raw UNWIND s", "writes / UNWIND"],
                            [[m, ing[m]["turns_per_s"], ing[m]["ingest_vs_encode"], ing[m]["encode_seconds"],
                              ing[m]["write_seconds"], ing[m]["read_seconds"],
                              ing[m].get("wait_seconds", 0.0), ing[m]["other_seconds"],
                              ing[m]["nodes_created"], ing[m]["raw_unwind_seconds_same_nodes"],
+                             ing[m].get("ingest_writes_vs_unwind"),
+                             " / ".join(str(x) for x in ing[m].get("write_rounds", {}).get("write_seconds", [])),
+                             " / ".join(str(x) for x in ing[m].get("write_rounds", {}).get("raw_unwind_seconds", [])),
                              ing[m]["writes_vs_unwind"]] for m in ("state", "associative")]), ""]
     if report.get("history"):
         parts += ["## Long history (one topic chain, one cue)", "",

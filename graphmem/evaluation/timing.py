@@ -102,3 +102,40 @@ class TimedEmbedder:
         finally:
             self.seconds += time.perf_counter() - began
             self.texts += 1
+
+
+class ReplayEmbedder:
+    """Wraps an :class:`Embedder` and remembers every document vector it returns, by text: a
+    text seen before is answered from memory, so an ingest repeated through it spends (almost)
+    nothing encoding and its graph writes are timed without an encoder competing for the CPU.
+    ``encoded`` counts the texts actually sent to the model."""
+
+    def __init__(self, embedder: Embedder):
+        self._embedder = embedder
+        self._vectors: dict[str, np.ndarray] = {}
+        self.encoded = 0
+
+    @property
+    def dimension(self) -> int:
+        return self._embedder.dimension
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._embedder, name)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """``(len(texts), d) float32`` rows, new texts encoded by the wrapped embedder."""
+        if texts and not any(t in self._vectors for t in texts):  # as the model alone would
+            vectors = self._embedder.embed_documents(texts)
+            self._vectors.update(zip(texts, vectors))
+            self.encoded += len(texts)
+            return vectors
+        new = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if new:
+            self._vectors.update(zip(new, self._embedder.embed_documents(new)))
+            self.encoded += len(new)
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.stack([self._vectors[t] for t in texts]).astype(np.float32, copy=False)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embedder.embed_query(text)

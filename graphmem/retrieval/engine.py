@@ -74,6 +74,8 @@ NEXT_TURN = "NEXT_TURN"
 UNIT_COLUMNS = ("id", "text", "lexical_terms", "source_ids", "speaker", "is_cue", "conversation",
                 "occurred_at", "topic_id", "is_smalltalk", "prev_id", "next_id", "via_lexical",
                 "via_dense", "dense")
+#: The position of ``speaker`` in :data:`UNIT_COLUMNS`.
+SPEAKER = UNIT_COLUMNS.index("speaker")
 
 
 def stored_time(value: Any) -> Any:
@@ -190,7 +192,7 @@ class HybridSearch:
             terms=list(dict.fromkeys(terms)), embedding=vector, lexical_k=self.lexical_k,
             dense_k=self.dense_k, oversample=max(OVERSAMPLE_FACTOR * self.dense_k, MIN_OVERSAMPLE),
             exact_limit=self.exact_limit, df_cap=DF_CAP, guard=False, cached=False, dense_ids=[],
-            dense_sims=[], known_terms=[])
+            dense_sims=[], known_terms=[], known_speakers=[], stats=None)
         cache = getattr(self.runner, "vector_cache", None) if cache_enabled() else None
         key = (self.label, namespace, len(vector))
         entry = cache.get(key) if cache is not None else None
@@ -203,12 +205,12 @@ class HybridSearch:
             ids, sims = entry.top(query, self.dense_k)
             known = [t for t in params["terms"] if t in entry.dfs]
             row = self._round({**params, "cached": True, "dense_ids": ids, "dense_sims": sims,
-                               "known_terms": known})
+                               "known_terms": known, "known_speakers": sorted(entry.speakers),
+                               "stats": None if entry.stats is None else list(entry.stats)})
             if _token(row) == entry.token:
-                fresh = {str(t): int(d) for t, d in row.get("dfs") or []}
-                entry.dfs.update(fresh)
-                row["dfs"] = [[t, fresh[t] if t in fresh else entry.dfs[t]] for t in params["terms"]]
-                return self._with_cache_dense(row, entry, query)
+                speakers = (unit[SPEAKER] for unit in row.get("units") or [])
+                return self._with_cache_dense(entry.complete(row, params["terms"], speakers),
+                                              entry, query)
             entry = self._refresh(cache, key, entry, namespace, len(vector))
         row = self._round(params)
         n_all = int(row.get("n_all") or 0) if row else 0

@@ -90,9 +90,30 @@ class NamespaceVectors:
         self.index = {uid: i for i, uid in enumerate(good_ids)}
         self.matrix = np.vstack(good).astype(np.float32) if good else np.zeros((0, width), np.float32)
         self.token: Token = (len(self.stamps), sum(self.stamps.values()))
-        #: Per-namespace document frequency of question terms seen at this token (a df count of a
-        #: common term reads every unit that has it); filled by the engine's cached rounds.
+        #: What the round query reads of the namespace beside the vectors, kept at this token
+        #: (filled by the engine's cached rounds): the document frequency of question terms seen
+        #: (a df count of a common term reads every unit that has it), the unit count of the
+        #: speakers seen (likewise) and the BM25 statistics ``(N, avgdl)`` (reading them reads
+        #: every unit of the namespace).
         self.dfs: dict[str, int] = {}
+        self.speakers: dict[str, int] = {}
+        self.stats: tuple[int, float] | None = None
+
+    def complete(self, row: dict[str, Any], terms: Sequence[str],
+                 present: Iterable[str | None]) -> dict[str, Any]:
+        """A cached round's row (read at this token) with what this cache kept filled in, and
+        what the row read kept: ``dfs`` of every term of ``terms``, ``speakers`` of every
+        speaker of ``present`` (the speakers of the row's units; None skipped), ``n_units`` /
+        ``avg_length``. Returns ``row``, changed in place."""
+        fresh = {str(t): int(d) for t, d in row.get("dfs") or []}
+        self.dfs.update(fresh)
+        row["dfs"] = [[t, self.dfs[t]] for t in terms if t in self.dfs]
+        self.speakers.update({str(sp): int(c) for sp, c in row.get("speakers") or []})
+        row["speakers"] = [[sp, self.speakers[sp]] for sp in dict.fromkeys(present)
+                           if sp is not None and sp in self.speakers]
+        if self.stats is None:
+            self.stats = (int(row.get("n_units") or 0), float(row.get("avg_length") or 0.0))
+        return row
 
     @property
     def nbytes(self) -> int:

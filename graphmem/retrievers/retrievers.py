@@ -40,7 +40,7 @@ from graphmem.errors import InvalidInputError
 from graphmem.facade import GraphMemory
 from graphmem.memory import MAX_K, Memory, check_count, check_number, memory_names, memory_spec
 from graphmem.names import validate_namespace
-from graphmem.parallel import run_all
+from graphmem.parallel import ask_all
 from graphmem.retrievers.fusion import RRF_K, reciprocal_rank_fusion
 
 #: Documents asked of each fused memory per document returned (when ``fetch_k`` is not set).
@@ -338,7 +338,7 @@ class CombinedGraphMemoryRetriever(_NamespacedRetriever):
     document — and the top ``k`` returned. A memory with no results simply contributes nothing.
     Fused Documents keep their memory's metadata (``score``, ``rank``) and gain ``rrf_score`` and
     ``ranks``. Both paths recall the memories at once (the sync one in worker threads,
-    :func:`graphmem.parallel.run_all`).
+    :func:`graphmem.parallel.ask_all`).
 
     Args:
         graph_memory, namespace, k: as :class:`GraphMemoryRetriever`.
@@ -412,10 +412,9 @@ class CombinedGraphMemoryRetriever(_NamespacedRetriever):
                                 **kwargs: Any) -> list[Document]:
         k = self._k_of(kwargs)
         members = self.members()
-        if len(members) > 1:
-            self._graph.embedder.embed_query(query)  # once: the members read the query cache
         fetch = self._fetch(k)
-        lists = run_all([lambda m=m: m.recall_documents(query, fetch) for m in members])
+        lists = ask_all(self._graph.embedder, query,
+                        [lambda m=m: m.recall_documents(query, fetch) for m in members])
         return self._fuse(members, lists, k)
 
     async def _aget_relevant_documents(self, query: str, *,

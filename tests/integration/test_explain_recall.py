@@ -39,7 +39,7 @@ PARAMS: dict[str, Any] = {
     "before": 10, "conversation_id": "conv-26", "limit": 10, "skip": 0,
     "dense_k": 100, "lexical_k": 100, "df_cap": 1000, "exact_limit": 2000,
     "lucene_query": "+ns_token:nsabc +lexical_terms:(hiking trip)", "ns_token": "nsabc",
-    "terms": ["hiking", "trip"], "known_terms": ["trip"],
+    "terms": ["hiking", "trip"], "known_terms": ["trip"], "known_speakers": ["Ann"], "stats": None,
     "rows": [{"id": "a", "session": "s1", "seq": 3, "index": 0, "topic_id": "t", "embedding": _VEC}],
     "events": [{"id": "a", "topic_id": "t", "sort_key": "2023-01-01|000000001|a"}],
     "priors": [{"event_id": "a", "topic_id": "t", "valid_from": datetime(2023, 1, 1, tzinfo=UTC)}],

@@ -77,3 +77,16 @@ def test_auth_needs_a_password_of_eight_characters(tmp_path) -> None:
     with pytest.raises(ConfigurationError, match="NEO4J_PASSWORD"):
         neo4j_local.start(tmp_path, bolt_port=free_port(), browser_port=0, auth=True,
                           password="short")
+
+
+def test_a_routing_uri_is_routed_to_the_launchers_own_port(auth_server) -> None:
+    # the launcher advertises the port it listens on: the routing table a neo4j:// client gets
+    # names that port (not the default 7687, where another server may run)
+    uri = f"neo4j://127.0.0.1:{auth_server.bolt_port}"
+    assert auth_server.bolt_port != 7687
+    runner = QueryRunner(open_driver(uri, "neo4j", PASSWORD), CypherRegistry.load(),
+                         database="neo4j", owns_driver=True)
+    with runner:
+        assert runner.driver.get_server_info().address.port == auth_server.bolt_port
+        (row,) = runner.read("core/ping")
+        assert row["version"] == "5.26.31"

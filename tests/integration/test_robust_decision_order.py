@@ -35,9 +35,8 @@ def test_decisions_in_one_transaction_keep_their_order(runner, namespace) -> Non
     assert decisions[4]["created_at"] == decisions[5]["created_at"]
     seqs = [d["seq"] for d in decisions]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
-    # a stable sort by created_at (what callers did) keeps that order too
-    by_time = sorted(decisions, key=lambda d: d["created_at"])
-    assert [d["operation"] for d in by_time] == ["ADD", *ops]
+    # (no order is read from created_at across transactions: the server's wall clock may step
+    # back between them; seq is the order)
 
     # re-recording the same decisions creates nothing and renumbers nothing
     runner.write_many([mem.store.record_decisions(qid, [_row(mem, qid, insight, ops[0], 0)])])

@@ -49,3 +49,39 @@ def test_cached_rounds_rank_as_the_database_scan_and_see_every_write(
     assert "kayak" in top.text and top.components["dense"] > 0.5
     entry = runner.vector_cache.get(("Event", namespace, embedder.dimension))
     assert entry is not None and top.id in entry.index and entry.token[0] == len(TURNS) + 1
+
+
+def test_statistics_kept_at_the_token_match_the_database_and_follow_writes(
+        runner, embedder, namespace, monkeypatch) -> None:
+    mem = GraphMemory(runner, embedder, namespace)
+    runner.vector_cache.clear()
+    mem.state.ingest([conversation("conv-stats", TURNS)])
+    search = HybridSearch(runner, "Event")
+    question = "Where does Alice sail her boat?"
+
+    def details() -> dict:
+        search.search(namespace, question, embedder.embed_query(question), k=5)
+        d = search.last_details
+        return {"mode": d["dense_mode"], "units": d["units"], "avg": round(d["avg_length"], 6),
+                "df": d["df"], "speakers": d["speakers"]}
+
+    monkeypatch.setenv("GRAPHMEM_VECTOR_CACHE", "0")
+    scanned = details()
+    monkeypatch.setenv("GRAPHMEM_VECTOR_CACHE", "1")
+    details(), details()                                   # loaded on the second miss
+    cached = [details(), details()]                        # the second reads nothing kept again
+    assert [c["mode"] for c in cached] == ["cache", "cache"]
+    assert all({**c, "mode": "exact"} == scanned for c in cached)
+    assert scanned["units"] == len(TURNS) and scanned["speakers"] == {"Alice": 3, "Bob": 2}
+    entry = runner.vector_cache.get(("Event", namespace, embedder.dimension))
+    assert entry.stats[0] == len(TURNS) and round(entry.stats[1], 6) == scanned["avg"]
+    assert entry.speakers == {"Alice": 3, "Bob": 2}
+
+    # a write changes the token: the kept statistics are read again, with the new message
+    mem.add([{"id": "m-boat", "role": "Alice", "content": "I sail Mohra to Faro on Sunday."}],
+            conversation_id="conv-stats", memories=("state",))
+    after = details()
+    assert after["mode"] == "cache" and after["units"] == len(TURNS) + 1
+    assert after["speakers"] == {"Alice": 4, "Bob": 2}
+    monkeypatch.setenv("GRAPHMEM_VECTOR_CACHE", "0")
+    assert {**after, "mode": "exact"} == details()

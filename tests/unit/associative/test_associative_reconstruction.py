@@ -89,12 +89,13 @@ def test_themes_are_deterministic_groups() -> None:
     vecs = np.vstack([centers[0] + 0.01 * rng.normal(size=(5, 8)),
                       centers[1] + 0.01 * rng.normal(size=(5, 8))]).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    texts = ["garden roses"] * 5 + ["guitar concert"] * 5
-    groups = group_themes(vecs, texts, lambda t: [t.split()[0]], episodes_per_theme=5)
+    # every episode has the speaker "mel"; the shared, rarer phrases name the themes
+    phrases = [["mel", "garden", "roses"]] * 4 + [["mel", "roses"]] + [["mel", "guitar"]] * 5
+    groups = group_themes(vecs, phrases, episodes_per_theme=5)
     assert sorted(sorted(g.members) for g in groups) == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]
-    assert {g.name for g in groups} == {"garden", "guitar"}
+    assert {g.name for g in groups} == {"roses, garden, mel", "guitar, mel"}
     assert all(abs(np.linalg.norm(g.centroid) - 1) < 1e-5 for g in groups)
-    again = group_themes(vecs, texts, lambda t: [t.split()[0]], episodes_per_theme=5)
+    again = group_themes(vecs, phrases, episodes_per_theme=5)
     assert [g.members for g in again] == [g.members for g in groups]
 
 
@@ -109,3 +110,28 @@ def test_trace_becomes_rounds() -> None:
                                                               (2, "cue_to_tag", ["b"])]
     assert rounds[1].details["stop_reason"] == "step_budget"
     assert rounds[1].details["active_cues"] == ["caroline"] and rounds[1].details["stop"] is True
+
+
+def test_theme_name_skips_covered_phrases_and_falls_back_to_empty() -> None:
+    from graphmem.associative.themes import theme_name
+
+    phrases = [["pottery class", "pottery"], ["pottery class", "clay"], ["dog"]]
+    df = {"pottery class": 2, "pottery": 1, "clay": 1, "dog": 1}
+    # "pottery" is covered by "pottery class"; "clay" is the next phrase
+    assert theme_name([0, 1], phrases, df) == "pottery class, clay"
+    assert theme_name([2], [[], [], []], {}) == ""
+
+
+def test_episode_phrases_keeps_keyword_and_entity_cues_in_extraction_order() -> None:
+    from graphmem.associative.construction import episode_phrases
+
+    rows = {"episodes": [{"id": "e1"}, {"id": "e2"}],
+            "cues": [{"id": "c1", "text": "mel", "kind": "entity"},
+                     {"id": "c2", "text": "may 2023", "kind": "time"},
+                     {"id": "c3", "text": "roses", "kind": "keyword"}],
+            "tags": [{"id": "t1", "cue_id": "c1"}, {"id": "t2", "cue_id": "c2"},
+                     {"id": "t3", "cue_id": "c3"}, {"id": "t4", "cue_id": "c3"}],
+            "episode_links": [{"tag_id": "t1", "content_id": "e1"}, {"tag_id": "t2", "content_id": "e1"},
+                              {"tag_id": "t3", "content_id": "e1"}, {"tag_id": "t4", "content_id": "e1"},
+                              {"tag_id": "t2", "content_id": "e2"}, {"tag_id": "t3", "content_id": "s9"}]}
+    assert episode_phrases(rows) == [["mel", "roses"], []]

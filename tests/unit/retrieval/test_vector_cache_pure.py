@@ -55,3 +55,20 @@ def test_the_cache_can_be_turned_off(monkeypatch) -> None:
     assert cache_enabled() is False
     monkeypatch.setenv("GRAPHMEM_VECTOR_CACHE", "1")
     assert cache_enabled() is True
+
+
+def test_complete_fills_the_kept_statistics_and_keeps_what_a_round_read() -> None:
+    vecs = NamespaceVectors(3, _rows())
+    first = {"dfs": [["dog", 4], ["park", 2]], "speakers": [["Ann", 9], ["Ben", 3]],
+             "n_units": 40, "avg_length": 6.5}
+    vecs.complete(first, ["dog", "park"], ["Ann", None, "Ben", "Ann"])
+    assert first["speakers"] == [["Ann", 9], ["Ben", 3]]
+    assert vecs.stats == (40, 6.5) and vecs.dfs == {"dog": 4, "park": 2}
+    # a later round at the same token reads only the new term and speaker
+    later = {"dfs": [["walk", 7]], "speakers": [["Cy", 1]], "n_units": 40, "avg_length": 6.5}
+    vecs.complete(later, ["park", "walk", "dog"], ["Cy", "Ann"])
+    assert later["dfs"] == [["park", 2], ["walk", 7], ["dog", 4]]
+    assert later["speakers"] == [["Cy", 1], ["Ann", 9]]
+    # a new token (an updated copy) starts with nothing kept
+    fresh = vecs.updated({"a": 11}, {})
+    assert fresh.dfs == {} and fresh.speakers == {} and fresh.stats is None

@@ -65,6 +65,8 @@ public final class Launcher {
           new DatabaseManagementServiceBuilder(home)
               .setConfig(BoltConnector.enabled, true)
               .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", boltPort))
+              // the routing table a neo4j:// client asks for names this port, not the default
+              .setConfig(BoltConnector.advertised_address, new SocketAddress("127.0.0.1", boltPort))
               .setConfig(HttpConnector.enabled, false)
               .setConfig(HttpsConnector.enabled, false)
               .setConfig(GraphDatabaseSettings.auth_enabled, auth)

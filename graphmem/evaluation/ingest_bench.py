@@ -1,0 +1,162 @@
+"""The ingest section of ``graphmem bench``: turns/s of state and associative memory against raw
+encoding, and their graph write time against raw UNWIND writes of the same number of nodes.
+
+**Throughput.** The tenant's turns go through each memory once, timed end to end (turns/s), its
+encode and database seconds split out by :mod:`~graphmem.evaluation.timing`, against raw
+sentence-transformers encoding of the same turn texts (one ``embed_documents`` call).
+
+**Graph writes.** In the throughput run the associative memory writes while its encoder thread
+runs (on a small machine the two share the CPU), so its write seconds there say little about the
+writes. The write figure comes from :data:`WRITE_ROUNDS` further ingests of the same turns into a
+scratch namespace through a :class:`~graphmem.evaluation.timing.ReplayEmbedder` (the vectors of the
+throughput run, nothing encoded), each followed by the raw reference: plain ``Event`` nodes with
+the same turn texts and vectors, as many as the memory created, by UNWIND in batches of
+:data:`~graphmem.evaluation.filler.BATCH` (``bench/write_events``). The median of the per-round
+ratios is the figure; the throughput run's own ratio is reported next to it.
+"""
+
+from __future__ import annotations
+
+import logging
+import statistics
+import time
+from typing import Any
+
+import numpy as np
+
+from graphmem.conversations import Conversation
+from graphmem.evaluation.filler import BATCH
+from graphmem.evaluation.locomo import truncate_conversation, turn_text
+from graphmem.evaluation.metrics import ratio
+from graphmem.evaluation.timing import ReplayEmbedder, TimedEmbedder, TimedRunner
+from graphmem.facade import GraphMemory
+from graphmem.names import node_id
+
+logger = logging.getLogger(__name__)
+
+#: Turns ingested (and deleted) before the ingest section is timed.
+WARM_TURNS = 12
+#: Replayed ingests (and raw references) the write figure is the median of.
+WRITE_ROUNDS = 3
+
+
+def _raw_rows(namespace: str, conv: Conversation, texts: list[str], vectors: np.ndarray,
+              nodes: int) -> list[dict[str, Any]]:
+    """``nodes`` ``bench/write_events`` rows: the turns (text, speaker, time, vector) cycled."""
+    reps = int(np.ceil(nodes / len(texts)))
+    return [{"id": node_id(namespace, "raw", r, i), "conversation": conv.id, "text": texts[i],
+             "speaker": conv.turns[i].speaker, "source_ids": [conv.turns[i].source_id],
+             "occurred_at": conv.turns[i].timestamp, "embedding": vectors[i].tolist(),
+             "lexical_terms": None, "lexical_length": None, "ns_token": None}
+            for r in range(reps) for i in range(len(texts))][:nodes]
+
+
+def _raw_unwind(mem: GraphMemory, namespace: str, rows: list[dict[str, Any]]) -> float:
+    """Seconds to write ``rows`` by UNWIND in batches into the emptied ``namespace`` (then
+    deleted again)."""
+    raw = mem.scoped(namespace)
+    raw.delete_namespace()
+    began = time.perf_counter()
+    for start in range(0, len(rows), BATCH):
+        raw.query("bench/write_events", rows=rows[start:start + BATCH])
+    seconds = time.perf_counter() - began
+    raw.delete_namespace()
+    return seconds
+
+
+def _nodes(mem: GraphMemory, namespace: str) -> int:
+    return sum(int(r["nodes"]) for r in mem.scoped(namespace).query("core/count_namespace_nodes"))
+
+
+def _timed_ingest(mem: GraphMemory, namespace: str, name: str, conv: Conversation,
+                  embedder: Any = None) -> tuple[float, TimedRunner, TimedEmbedder]:
+    """Ingest ``conv`` through memory ``name`` into the emptied ``namespace``; wall seconds and
+    the runner / embedder timers (``embedder``: the model to wrap instead of the facade's)."""
+    mem.scoped(namespace).delete_namespace()
+    timers: dict[str, Any] = {}
+    timed = mem.scoped(namespace,
+                       wrap_runner=lambda inner: timers.setdefault("runner", TimedRunner(inner)),
+                       wrap_embedder=lambda inner: timers.setdefault(
+                           "embedder", TimedEmbedder(embedder if embedder is not None else inner)))
+    began = time.perf_counter()
+    timed.memory(name).ingest([conv])
+    return time.perf_counter() - began, timers["runner"], timers["embedder"]
+
+
+def write_rounds(mem: GraphMemory, name: str, conv: Conversation, prefix: str,
+                 replay: ReplayEmbedder, texts: list[str], vectors: np.ndarray) -> dict[str, Any]:
+    """:data:`WRITE_ROUNDS` replayed ingests of ``conv`` through memory ``name``, each followed by
+    the raw UNWIND of as many nodes: write seconds per round (database time of the ingest's
+    transactions, waits excluded), raw seconds per round and the median ratio."""
+    scratch, raw_ns = f"{prefix}-replay-{name[:5]}", f"{prefix}-raw-{name[:5]}"
+    writes, raws, ratios = [], [], []
+    for _ in range(WRITE_ROUNDS):
+        _, runner, _ = _timed_ingest(mem, scratch, name, conv, embedder=replay)
+        nodes = _nodes(mem, scratch)
+        mem.scoped(scratch).delete_namespace()
+        unwind_s = _raw_unwind(mem, raw_ns, _raw_rows(raw_ns, conv, texts, vectors, nodes))
+        writes.append(runner.seconds["write"])
+        raws.append(unwind_s)
+        ratios.append(ratio(runner.seconds["write"], unwind_s))
+    return {"write_seconds": [round(s, 3) for s in writes],
+            "raw_unwind_seconds": [round(s, 3) for s in raws],
+            "ratios": ratios, "median_ratio": statistics.median(ratios)}
+
+
+def ingest_section(mem: GraphMemory, conv: Conversation, prefix: str,
+                   warm_with: Conversation | None = None) -> dict[str, Any]:
+    """Ingest throughput and graph write cost of state and associative memory on ``conv``.
+
+    Before timing, ``warm_with`` (another conversation; None: the first :data:`WARM_TURNS` turns
+    of ``conv``) goes through each memory, and as many raw rows through the raw UNWIND, in a
+    scratch namespace (deleted): the timed runs then measure steady writing, not Neo4j compiling
+    each query's plan and the JVM compiling its write path on their first use (a running
+    service has done both). The memories' namespaces ``<prefix>-state`` / ``<prefix>-assoc`` are
+    kept (the recall tenant).
+
+    Returns:
+        ``{"turns", "raw_encode": {"seconds", "turns_per_s"}, "state": {...}, "associative":
+        {...}}``; per memory ``seconds``, ``turns_per_s``, ``encode_seconds``, ``write_seconds``,
+        ``read_seconds``, ``wait_seconds``, ``other_seconds``, ``db_calls``, ``nodes_created``,
+        ``ingest_vs_encode``, ``write_rounds`` (:func:`write_rounds`), ``writes_vs_unwind`` (their
+        median ratio) and ``ingest_writes_vs_unwind`` (the throughput run's write seconds over
+        one raw UNWIND of its node count).
+    """
+    embedder = mem.embedder
+    texts = [turn_text(t) for t in conv.turns]
+    embedder.embed_documents(texts[:8])  # load the model and warm up before timing
+    began = time.perf_counter()
+    base_vecs = embedder.embed_documents(texts)
+    encode_s = time.perf_counter() - began
+    out: dict[str, Any] = {"turns": len(texts), "raw_encode": {
+        "seconds": round(encode_s, 3), "turns_per_s": round(len(texts) / encode_s, 1)}}
+    warm = mem.scoped(f"{prefix}-warm")
+    warm_conv = warm_with if warm_with is not None else truncate_conversation(conv, WARM_TURNS)
+    for name in ("state", "associative"):  # warm the write path, as a running service has
+        warm.memory(name).ingest([warm_conv])
+        _raw_unwind(mem, f"{prefix}-warm-raw", _raw_rows(
+            f"{prefix}-warm-raw", conv, texts, base_vecs, _nodes(mem, warm.namespace)))
+        warm.delete_namespace()
+    for name, ns in (("state", f"{prefix}-state"), ("associative", f"{prefix}-assoc")):
+        replay = ReplayEmbedder(embedder)
+        total, runner, timed_embedder = _timed_ingest(mem, ns, name, conv, embedder=replay)
+        nodes = _nodes(mem, ns)
+        raw_ns = f"{prefix}-raw-{name[:5]}"
+        unwind_s = _raw_unwind(mem, raw_ns, _raw_rows(raw_ns, conv, texts, base_vecs, nodes))
+        rounds = write_rounds(mem, name, conv, prefix, replay, texts, base_vecs)
+        out[name] = {
+            "seconds": round(total, 2), "turns_per_s": round(len(texts) / total, 1),
+            "encode_seconds": round(timed_embedder.seconds, 2), "texts_encoded": timed_embedder.texts,
+            "write_seconds": round(runner.seconds["write"], 2),
+            "read_seconds": round(runner.seconds["read"], 2),
+            "wait_seconds": round(runner.seconds["wait"], 2),
+            "other_seconds": round(total - timed_embedder.seconds - runner.seconds["write"]
+                                   - runner.seconds["read"] - runner.seconds["wait"], 2),
+            "db_calls": dict(runner.calls), "nodes_created": nodes,
+            "raw_unwind_seconds_same_nodes": round(unwind_s, 3),
+            "ingest_vs_encode": ratio(len(texts) / total, len(texts) / encode_s),
+            "ingest_writes_vs_unwind": ratio(runner.seconds["write"], unwind_s),
+            "write_rounds": rounds,
+            "writes_vs_unwind": rounds["median_ratio"],
+        }
+    return out
