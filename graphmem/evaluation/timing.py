@@ -72,13 +72,12 @@ class TimedRunner:
         return self._timed(mode, self._runner.transaction, mode, work, name)
 
 
-class TimedEmbedder:
-    """Wraps an :class:`Embedder`; ``seconds`` and ``texts`` add up over all encode calls."""
+class EmbedderProxy:
+    """Base of the embedder wrappers below: holds the wrapped :class:`Embedder`, delegates
+    ``dimension``, ``embed_query`` and every other attribute to it."""
 
     def __init__(self, embedder: Embedder):
         self._embedder = embedder
-        self.seconds = 0.0
-        self.texts = 0
 
     @property
     def dimension(self) -> int:
@@ -86,6 +85,18 @@ class TimedEmbedder:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._embedder, name)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embedder.embed_query(text)
+
+
+class TimedEmbedder(EmbedderProxy):
+    """Wraps an :class:`Embedder`; ``seconds`` and ``texts`` add up over all encode calls."""
+
+    def __init__(self, embedder: Embedder):
+        super().__init__(embedder)
+        self.seconds = 0.0
+        self.texts = 0
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         began = time.perf_counter()
@@ -104,23 +115,16 @@ class TimedEmbedder:
             self.texts += 1
 
 
-class ReplayEmbedder:
+class ReplayEmbedder(EmbedderProxy):
     """Wraps an :class:`Embedder` and remembers every document vector it returns, by text: a
     text seen before is answered from memory, so an ingest repeated through it spends (almost)
     nothing encoding and its graph writes are timed without an encoder competing for the CPU.
     ``encoded`` counts the texts actually sent to the model."""
 
     def __init__(self, embedder: Embedder):
-        self._embedder = embedder
+        super().__init__(embedder)
         self._vectors: dict[str, np.ndarray] = {}
         self.encoded = 0
-
-    @property
-    def dimension(self) -> int:
-        return self._embedder.dimension
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._embedder, name)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """``(len(texts), d) float32`` rows, new texts encoded by the wrapped embedder."""
@@ -136,6 +140,3 @@ class ReplayEmbedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.stack([self._vectors[t] for t in texts]).astype(np.float32, copy=False)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self._embedder.embed_query(text)
