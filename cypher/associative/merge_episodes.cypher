@@ -24,6 +24,7 @@ WITH e, row
 CALL (e, row) {
   WITH e, row WHERE row.prev_id IS NOT NULL
   MATCH (p:Episode {id: row.prev_id})
+  USING INDEX p:Episode(id)
   WHERE p.namespace = $namespace
   MERGE (p)-[:NEXT_TURN]->(e)
 }

@@ -11,6 +11,7 @@ CALL () {
 CALL () {
   UNWIND $source_ids AS sid
   MATCH (v:Episode {id: sid})<-[:LEADS_TO]-(:Tag)<-[:HAS_TAG]-(c:Cue)
+  USING INDEX v:Episode(id)
   WHERE v.namespace = $namespace AND c.namespace = $namespace
   RETURN collect(DISTINCT {cue: c, source: sid}) AS content_cues
 }

@@ -18,6 +18,7 @@ OPTIONAL CALL () {
     AND e.session = $first_session
   WITH e ORDER BY e.position DESC LIMIT 1
   OPTIONAL MATCH (p:Episode {id: e.prev_id})
+  USING INDEX p:Episode(id)
   WHERE p.namespace = $namespace
   RETURN {id: e.id, speaker: e.speaker, text: e.text, session: e.session,
           occurred_at: e.occurred_at, other_text: p.text, other_speaker: p.speaker} AS session_before
@@ -28,6 +29,7 @@ OPTIONAL CALL () {
     AND e.session = $last_session
   WITH e ORDER BY e.position ASC LIMIT 1
   OPTIONAL MATCH (n:Episode {id: e.next_id})
+  USING INDEX n:Episode(id)
   WHERE n.namespace = $namespace
   RETURN {id: e.id, speaker: e.speaker, text: e.text, session: e.session,
           occurred_at: e.occurred_at, other_text: n.text, other_speaker: n.speaker} AS session_after

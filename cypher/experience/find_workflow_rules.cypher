@@ -4,6 +4,7 @@
 // mode: read
 UNWIND $task_ids AS task_id
 MATCH (t:Task {id: task_id, namespace: $namespace})-[:HAS_GRAPH]->(g:DecisionGraph)
+USING INDEX t:Task(id)
 WHERE g.namespace = $namespace
   AND g.kind = CASE WHEN t.has_exploration THEN 'common' ELSE 'expert' END
 MATCH (g)-[:HAS_ACTION]->(a:Action)-[d:DECIDED]->(b:Action)<-[:HAS_ACTION]-(g)

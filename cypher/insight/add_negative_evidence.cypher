@@ -3,8 +3,10 @@
 // returns: id, positive_evidence, negative_evidence
 // mode: write
 MATCH (q:Query {id: $query_id, namespace: $namespace})
+USING INDEX q:Query(id)
 UNWIND $insight_ids AS insight_id
 MATCH (i:Insight {id: insight_id, namespace: $namespace})
+USING INDEX i:Insight(id)
 SET i.evidence_version = coalesce(i.evidence_version, 0) + 1
 MERGE (i)-[e:CONFLICTS_WITH]->(q)
 ON CREATE SET e.created_at = datetime(),

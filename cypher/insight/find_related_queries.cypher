@@ -3,6 +3,7 @@
 // returns: id, similarity
 // mode: read
 OPTIONAL MATCH (self:Query {id: $query_id, namespace: $namespace})
+USING INDEX self:Query(id)
 WITH self.created_at AS stored_at
 CALL db.index.vector.queryNodes('query_embedding', $oversample, $embedding) YIELD node, score
 WITH node, score, stored_at
@@ -12,6 +13,7 @@ WITH node, 2 * score - 1 AS similarity ORDER BY similarity DESC, node.id LIMIT $
 WITH collect({id: node.id, similarity: similarity}) AS indexed
 CALL (indexed) {
   OPTIONAL MATCH (self:Query {id: $query_id, namespace: $namespace})
+  USING INDEX self:Query(id)
   WITH self.created_at AS stored_at
   MATCH (q:Query {namespace: $namespace})
   WHERE size(indexed) < $top AND q.id <> $query_id

@@ -3,6 +3,7 @@
 // returns: recorded, created
 // mode: write
 MATCH (q:Query {id: $query_id, namespace: $namespace})
+USING INDEX q:Query(id)
 CALL () {
   OPTIONAL MATCH (last:ControllerDecision {namespace: $namespace})
   WHERE last.seq IS NOT NULL
@@ -22,9 +23,11 @@ MERGE (d)-[:FOR_QUERY]->(q)
 WITH d, row, made
 CALL (d, row) {
   OPTIONAL MATCH (judged:Insight {id: row.insight_id, namespace: $namespace})
+  USING INDEX judged:Insight(id)
   FOREACH (_ IN CASE WHEN judged IS NULL THEN [] ELSE [1] END | MERGE (d)-[:DECIDED_ON]->(judged))
   WITH d, row
   OPTIONAL MATCH (created:Insight {id: row.result_insight_id, namespace: $namespace})
+  USING INDEX created:Insight(id)
   FOREACH (_ IN CASE WHEN created IS NULL THEN [] ELSE [1] END | MERGE (d)-[:RESULTED_IN]->(created))
   RETURN count(*) AS linked
 }

@@ -1,17 +1,17 @@
-// description: one hybrid-retrieval round over the units (Event: state memory, Episode: associative memory) of one namespace: per-namespace BM25 statistics (N, avgdl -- read only when $stats is null, else the vector cache's [N, avgdl] at its token -- and df per query term not in $known_terms, whose df the cache holds) and the vector-cache token (count and sum of the units' vector_stamps, read from the (namespace, vector_stamp) index alone), full-text candidates; with $cached the dense candidates are the given $dense_ids / $dense_sims (the in-process vector cache scored them; no stored vector is read and dense is null for the other units), else full-text candidates (namespace token required), dense candidates (exact cosine scan when the namespace is small or the vector index is starved, else the oversampled vector index), the session neighbours of every candidate (prev_id / next_id, the NEXT_TURN edge's ends) and the unit count of every speaker among them not in $known_speakers (the cache holds the others'); each unit is a list in the column order of graphmem.retrieval.engine.UNIT_COLUMNS (lists, not maps, and the time as text: the answer is read faster); $guard skips stored vectors cosine cannot score (wrong width, not finite, all zero) element by element, the slow path run only after the fast one met such a vector
+// description: one hybrid-retrieval round over the units (Event: state memory, Episode: associative memory) of one namespace: per-namespace BM25 statistics (N, avgdl -- read only when $stats is null, else the vector cache's [N, avgdl] at its token -- and df per query term not in $known_terms, whose df the cache holds) and the vector-cache token (the unit version of the namespace: how many write locks its conversations have -- ConversationLock for Event, Timeline for Episode -- and the sum of their unit_version, which every transaction that writes a unit vector raises; a read of the namespace's few lock nodes, whatever its number of units), full-text candidates; with $cached the dense candidates are the given $dense_ids / $dense_sims (the in-process vector cache scored them; no stored vector is read and dense is null for the other units), else full-text candidates (namespace token required), dense candidates (exact cosine scan when the namespace is small or the vector index is starved, else the oversampled vector index), the session neighbours of every candidate (prev_id / next_id, the NEXT_TURN edge's ends) and the unit count of every speaker among them not in $known_speakers (the cache holds the others'); each unit is a list in the column order of graphmem.retrieval.engine.UNIT_COLUMNS (lists, not maps, and the time as text: the answer is read faster); $guard skips stored vectors cosine cannot score (wrong width, not finite, all zero) element by element, the slow path run only after the fast one met such a vector
 // params: namespace, ns_token, lucene_query, terms, known_terms, known_speakers, stats, embedding, lexical_k, dense_k, oversample, exact_limit, df_cap, guard, cached, dense_ids, dense_sims
-// returns: n_units, avg_length, n_all, stamp_sum, dfs, dense_mode, units, speakers
+// returns: n_units, avg_length, n_locks, unit_version, dfs, dense_mode, units, speakers
 // mode: read
 // values: plain
-// template: Unit = Event | Episode
+// template: Unit = Event | Episode; Lock = ConversationLock | Timeline
 CALL () {
-  MATCH (s:{{Unit}})
-  WHERE s.namespace = $namespace AND s.vector_stamp IS NOT NULL
-  RETURN count(s) AS n_all, sum(s.vector_stamp) AS stamp_sum
+  MATCH (c:{{Lock}} {namespace: $namespace})
+  RETURN count(c) AS n_locks, sum(coalesce(c.unit_version, 0)) AS unit_version
 }
 CALL () {
   // a null seek value finds nothing: the namespace's units are not read when $stats is given
   MATCH (s:{{Unit}} {namespace: CASE WHEN $stats IS NULL THEN $namespace END})
+  WHERE s.namespace = $namespace
   RETURN coalesce($stats[0], count(s.lexical_length)) AS n_units,
          coalesce($stats[1], avg(s.lexical_length), 0.0) AS avg_length
 }
@@ -54,13 +54,13 @@ CALL (n_units, ann_nodes) {
   ORDER BY sim DESC, u.id LIMIT $dense_k
   RETURN collect(u) AS exact_nodes, collect(2 * sim - 1) AS exact_sims
 }
-WITH n_units, avg_length, n_all, stamp_sum, dfs, lexical_nodes,
+WITH n_units, avg_length, n_locks, unit_version, dfs, lexical_nodes,
      CASE WHEN $cached THEN cached_nodes WHEN n_units <= $exact_limit OR size(ann_nodes) < $dense_k THEN exact_nodes ELSE ann_nodes END AS dense_nodes,
      CASE WHEN $cached THEN $dense_sims WHEN n_units <= $exact_limit OR size(ann_nodes) < $dense_k THEN exact_sims ELSE ann_sims END AS dense_sims,
      CASE WHEN $cached THEN 'cache' WHEN n_units <= $exact_limit THEN 'exact' WHEN size(ann_nodes) < $dense_k THEN 'exact_fallback' ELSE 'vector_index' END AS dense_mode
-WITH n_units, avg_length, n_all, stamp_sum, dfs, dense_mode, lexical_nodes, dense_nodes, dense_sims,
+WITH n_units, avg_length, n_locks, unit_version, dfs, dense_mode, lexical_nodes, dense_nodes, dense_sims,
      [x IN lexical_nodes WHERE NOT x IN dense_nodes] AS lexical_only
-WITH n_units, avg_length, n_all, stamp_sum, dfs, dense_mode, lexical_nodes, dense_nodes, dense_sims, lexical_only,
+WITH n_units, avg_length, n_locks, unit_version, dfs, dense_mode, lexical_nodes, dense_nodes, dense_sims, lexical_only,
      [s IN dense_nodes + lexical_only | s.id] AS seed_ids
 CALL (seed_ids, dense_nodes, lexical_only) {
   UNWIND dense_nodes + lexical_only AS s
@@ -70,7 +70,7 @@ CALL (seed_ids, dense_nodes, lexical_only) {
   WHERE x.namespace = $namespace
   RETURN collect(x) AS around
 }
-WITH n_units, avg_length, n_all, stamp_sum, dfs, dense_mode, lexical_nodes, dense_sims,
+WITH n_units, avg_length, n_locks, unit_version, dfs, dense_mode, lexical_nodes, dense_sims,
      dense_nodes + lexical_only + around AS nodes, size(dense_nodes) AS n_dense
 CALL (nodes) {
   UNWIND nodes AS u
@@ -81,7 +81,7 @@ CALL (nodes) {
   }
   RETURN collect([speaker, units]) AS speakers
 }
-RETURN n_units, avg_length, n_all, stamp_sum, dfs, dense_mode, speakers,
+RETURN n_units, avg_length, n_locks, unit_version, dfs, dense_mode, speakers,
        [i IN range(0, size(nodes) - 1) | [
          nodes[i].id, nodes[i].text, nodes[i].lexical_terms,
          coalesce(nodes[i].source_ids, CASE WHEN nodes[i].source_id IS NULL THEN []

@@ -1,14 +1,20 @@
-// description: the vector_stamp of every unit of one namespace that has one (every unit graphmem writes; V0100 stamped older ones) (the in-process vector cache compares them with its own to fetch only new or re-written vectors), or nothing when the namespace has more than $limit units (it is not cached)
+// description: the vector_stamp of every unit of one namespace that has one (every unit graphmem writes; V0100 stamped older ones) and, in the same transaction, the namespace's unit version (n_locks, unit_version: as the round query reads it), so the in-process vector cache keeps the version its stamps were read at and fetches only new or re-written vectors; no stamps when the namespace has more than $limit units (it is not cached)
 // params: namespace, limit
-// returns: id, stamp
+// returns: n_locks, unit_version, n_units, stamps
 // mode: read
 // values: plain
-// template: Unit = Event | Episode
+// template: Unit = Event | Episode; Lock = ConversationLock | Timeline
+CALL () {
+  MATCH (c:{{Lock}} {namespace: $namespace})
+  RETURN count(c) AS n_locks, sum(coalesce(c.unit_version, 0)) AS unit_version
+}
 CALL () {
   MATCH (u:{{Unit}} {namespace: $namespace})
-  RETURN count(u) AS n
+  RETURN count(u) AS n_units
 }
-WITH n WHERE n <= $limit
-MATCH (u:{{Unit}})
-WHERE u.namespace = $namespace AND u.vector_stamp IS NOT NULL
-RETURN u.id AS id, u.vector_stamp AS stamp
+CALL (n_units) {
+  MATCH (u:{{Unit}})
+  WHERE n_units <= $limit AND u.namespace = $namespace AND u.vector_stamp IS NOT NULL
+  RETURN collect([u.id, u.vector_stamp]) AS stamps
+}
+RETURN n_locks, unit_version, n_units, stamps

@@ -3,6 +3,7 @@
 // returns: id, occurred_at, source_ids, first, next_id
 // mode: read
 MATCH (t:Topic {id: $topic_id})
+USING INDEX t:Topic(id)
 WHERE t.namespace = $namespace
 MATCH (e:Event)
 USING INDEX e:Event(topic_id, sort_key)

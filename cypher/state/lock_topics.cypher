@@ -1,11 +1,12 @@
-// description: take the write lock of the batch's conversation first (MERGE its ConversationLock node: concurrent batches of one conversation serialise, so the session neighbours read next are the ones every earlier batch stored), then of every topic a batch touches (in id order, so concurrent writers queue instead of deadlocking), creating the new ones (MERGE on the deterministic id; a topic founded by its first event keeps that event's vector), and the write lock of the stored session neighbours the batch links to; then read, under the lock, each topic's chain head and its current and initial state, and the conversation's batch count (this batch included)
+// description: take the write lock of the batch's conversation first (MERGE its ConversationLock node: concurrent batches of one conversation serialise, so the session neighbours read next are the ones every earlier batch stored; its unit_version -- random at creation -- is raised, as every batch writes event vectors: the token of the retrieval engine's vector cache), then of every topic a batch touches (in id order, so concurrent writers queue instead of deadlocking), creating the new ones (MERGE on the deterministic id; a topic founded by its first event keeps that event's vector), and the write lock of the stored session neighbours the batch links to; then read, under the lock, each topic's chain head and its current and initial state, and the conversation's batch count (this batch included)
 // params: namespace, lock_id, conversation, rows, event_ids
 // returns: id, created, first_id, current, initial_id, initial_valid_from, batches
 // mode: write
 CALL () {
   MERGE (c:ConversationLock {id: $lock_id})
   ON CREATE SET c.namespace = $namespace, c.conversation = $conversation, c.created_at = datetime()
-  SET c.batches = coalesce(c.batches, 0) + 1
+  SET c.batches = coalesce(c.batches, 0) + 1,
+      c.unit_version = coalesce(c.unit_version, toInteger(rand() * 1099511627776)) + 1
   RETURN c.batches AS batches
 }
 CALL () {

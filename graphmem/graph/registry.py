@@ -15,7 +15,9 @@ A query written once for several labels of graphmem's own vocabulary (the retrie
 round over ``Event`` and ``Episode`` units) declares ``// template: Unit = Event | Episode``; the
 registry then holds one query per value, named ``<name>@<Value>`` (``retrieval/search_units@Event``),
 with ``{{Unit}}`` replaced by the value and ``{{unit}}`` by its lower case (index names). Values
-must match ``^[A-Z][A-Za-z0-9]*$``.
+must match ``^[A-Z][A-Za-z0-9]*$``. Further names follow after ``;``, one value per query in the same
+order (``// template: Unit = Event | Episode; Lock = ConversationLock | Timeline``: the ``@Event``
+query reads ``{{Lock}}`` as ``ConversationLock``); the first name's value names the query.
 
 A query whose answer holds only plain values (numbers, text, lists and maps of them; no nodes,
 relationships or paths) may declare ``// values: plain``: the runner then reads its records as they
@@ -145,25 +147,34 @@ def _plain(values: str, path: object) -> bool:
 
 
 def expand_template(query: CypherQuery) -> list[CypherQuery]:
-    """The queries a ``// template: Name = A | B`` header stands for (see the module docstring);
-    ``[query]`` itself when it has no template.
+    """The queries a ``// template: Name = A | B[; Other = C | D]`` header stands for (see the
+    module docstring); ``[query]`` itself when it has no template.
 
     Raises:
-        QueryRegistryError: a malformed template line or a value outside ``^[A-Z][A-Za-z0-9]*$``.
+        QueryRegistryError: a malformed template line, names with different numbers of values,
+            or a value outside ``^[A-Z][A-Za-z0-9]*$``.
     """
     if not query.template:
         return [query]
-    match = _TEMPLATE.match(query.template)
-    values = [v.strip() for v in match.group(2).split("|")] if match else []
-    if not match or not values or not all(_LABEL.match(v) for v in values):
-        raise QueryRegistryError(f"{query.path}: template must read 'Name = Label | Label', got "
-                                 f"{query.template!r}")
-    key = match.group(1)
-    return [dataclasses.replace(
-        query, name=f"{query.name}@{value}", template="",
-        text=query.text.replace("{{" + key + "}}", value).replace("{{" + key.lower() + "}}",
-                                                                  value.lower()))
-        for value in values]
+    keys: list[tuple[str, list[str]]] = []
+    for part in query.template.split(";"):
+        match = _TEMPLATE.match(part)
+        values = [v.strip() for v in match.group(2).split("|")] if match else []
+        if not match or not values or not all(_LABEL.match(v) for v in values):
+            raise QueryRegistryError(f"{query.path}: template must read 'Name = Label | Label"
+                                     f"[; Name = Label | Label]', got {query.template!r}")
+        keys.append((match.group(1), values))
+    if len({len(values) for _, values in keys}) != 1:
+        raise QueryRegistryError(f"{query.path}: every template name needs as many values as the "
+                                 f"first, got {query.template!r}")
+    out = []
+    for i, value in enumerate(keys[0][1]):
+        text = query.text
+        for key, values in keys:
+            text = text.replace("{{" + key + "}}", values[i]).replace("{{" + key.lower() + "}}",
+                                                                       values[i].lower())
+        out.append(dataclasses.replace(query, name=f"{query.name}@{value}", template="", text=text))
+    return out
 
 
 def memory_label_union() -> str:

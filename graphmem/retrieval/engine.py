@@ -91,8 +91,9 @@ def stored_time(value: Any) -> Any:
 
 
 def _token(row: dict[str, Any]) -> tuple[int, int]:
-    """The vector-cache token of a round's row: (unit count, vector_stamp sum)."""
-    return int(row.get("n_all") or 0), int(row.get("stamp_sum") or 0)
+    """The vector-cache token of a round's row: the namespace's unit version (write locks,
+    sum of their ``unit_version``; :mod:`graphmem.retrieval.vectors`)."""
+    return int(row.get("n_locks") or 0), int(row.get("unit_version") or 0)
 
 
 class Candidate(BaseModel):
@@ -213,10 +214,10 @@ class HybridSearch:
                                               entry, query)
             entry = self._refresh(cache, key, entry, namespace, len(vector))
         row = self._round(params)
-        n_all = int(row.get("n_all") or 0) if row else 0
-        if cache is not None and 0 < n_all <= self.cache_limit \
+        n_units = int(row.get("n_units") or 0) if row else 0
+        if cache is not None and 0 < n_units <= self.cache_limit \
                 and (cache.get(key) is not None or cache.miss(key) >= LOAD_AFTER_MISSES):
-            if n_all <= INLINE_READ:
+            if n_units <= INLINE_READ:
                 self._refresh(cache, key, cache.get(key), namespace, len(vector))
             else:
                 cache.in_background(key, lambda: self._refresh(
@@ -260,8 +261,9 @@ class HybridSearch:
         ``inline`` (within a recall): more than :data:`INLINE_READ` vectors to read are left to
         the background loader, and None is returned (the recall uses the database)."""
         unit = self.label
-        stamps = {r["id"]: int(r["stamp"]) for r in self.runner.read(
-            f"retrieval/unit_stamps@{unit}", namespace=namespace, limit=self.cache_limit)}
+        [now] = self.runner.read(f"retrieval/unit_stamps@{unit}", namespace=namespace,
+                                 limit=self.cache_limit)
+        stamps = {str(uid): int(stamp) for uid, stamp in now["stamps"]}
         if not stamps:
             cache.drop(key)
             return None
@@ -280,7 +282,7 @@ class HybridSearch:
         for uid in wanted:
             if uid not in vectors:  # deleted meanwhile: the next round's token tells
                 stamps.pop(uid, None)
-        fresh = (entry or NamespaceVectors(width, [])).updated(stamps, vectors)
+        fresh = (entry or NamespaceVectors(width, [])).updated(stamps, vectors, _token(now))
         if fresh.bad and (entry is None or fresh.bad != entry.bad):
             logger.warning("namespace %r holds %d %s vectors that cosine cannot score (NaN, "
                            "infinity, all zeros or another width); they are skipped -- `graphmem "

@@ -10,15 +10,22 @@ LRU per query runner (:class:`VectorCache`). A namespace is loaded on its second
 process; up to :data:`INLINE_READ` vectors are read within that recall, a larger load runs in a
 background thread while recalls keep using the database.
 
-**Freshness.** Every graphmem write of a unit vector sets a new random ``vector_stamp``; each round
-query returns the namespace's unit count and stamp sum (its :attr:`NamespaceVectors.token`) read in
-the same transaction as the lexical candidates. A round whose token differs from the cached one
-is not used: the engine reads the stamps, fetches the vectors of the new or re-stamped units only,
-drops deleted ones, and runs the round again (or uses the database for this round when writers
-keep changing the namespace, or when more than :data:`INLINE_READ` vectors changed, which the
-background loader then reads). So a recall sees exactly the committed vectors its transaction sees. A
-vector written *around* graphmem (plain Cypher that does not set ``vector_stamp``) is seen once
-the unit count changes; ``GRAPHMEM_VECTOR_CACHE=0`` turns the cache off.
+**Freshness.** Every graphmem write of a unit vector sets a new random ``vector_stamp`` on the unit
+and, in the same transaction, raises the *unit version* of the namespace: the ``unit_version`` of
+the write lock of the unit's conversation (``ConversationLock`` for an Event, ``Timeline`` for an
+Episode; the lock every batch of a conversation takes first, so raising it adds no contention;
+random on creation, so a namespace deleted and written again does not repeat a version). Each
+round query returns the namespace's token -- ``(lock count, unit_version sum)``, a read of its few
+lock nodes whatever its number of units -- in the same transaction as the lexical candidates, and
+an entry keeps the token read in the same transaction as its stamps (:attr:`NamespaceVectors.token`).
+A round whose token differs from the cached one is not used: the engine reads the stamps, fetches
+the vectors of the new or re-stamped units only, drops deleted ones, and runs the round again (or
+uses the database for this round when writers keep changing the namespace, or when more than
+:data:`INLINE_READ` vectors changed, which the background loader then reads). So a recall sees
+exactly the committed vectors its transaction sees. A vector written *around* graphmem (plain
+Cypher that raises no unit version) is seen after the next graphmem write to the namespace or a
+restart; ``graphmem doctor --repair`` raises the version of what it re-embeds, and
+``GRAPHMEM_VECTOR_CACHE=0`` turns the cache off.
 
 Pure: no I/O (the engine reads; this module keeps and scores).
 """
@@ -51,6 +58,7 @@ CACHE_UNITS = 20_000
 #: background loader while recalls use the database, so no recall waits for a big load.
 INLINE_READ = 2_000
 
+#: ``(write locks, sum of their unit_version)`` of a namespace (see Freshness above).
 Token = tuple[int, int]
 
 
@@ -66,13 +74,15 @@ class NamespaceVectors:
         width: the vector width the cache is for (the query vectors' width).
         rows: ``(id, stamp, embedding | None)`` per unit; an embedding that cosine cannot score
             (another width, NaN or infinity, all zeros, missing) is kept as unscoreable.
+        token: the namespace's unit version read with the stamps (``(0, 0)``: none yet).
 
     Attributes:
-        token: ``(unit count, stamp sum)`` as the round query computes it.
+        token: the :data:`Token` the entry is valid at.
         bad: units whose stored vector cannot be scored.
     """
 
-    def __init__(self, width: int, rows: Iterable[tuple[str, int, Sequence[float] | None]]):
+    def __init__(self, width: int, rows: Iterable[tuple[str, int, Sequence[float] | None]],
+                 token: Token = (0, 0)):
         self.width = width
         self.stamps: dict[str, int] = {}
         good_ids: list[str] = []
@@ -89,7 +99,7 @@ class NamespaceVectors:
         self.ids = good_ids
         self.index = {uid: i for i, uid in enumerate(good_ids)}
         self.matrix = np.vstack(good).astype(np.float32) if good else np.zeros((0, width), np.float32)
-        self.token: Token = (len(self.stamps), sum(self.stamps.values()))
+        self.token: Token = (int(token[0]), int(token[1]))
         #: What the round query reads of the namespace beside the vectors, kept at this token
         #: (filled by the engine's cached rounds): the document frequency of question terms seen
         #: (a df count of a common term reads every unit that has it), the unit count of the
@@ -119,10 +129,11 @@ class NamespaceVectors:
     def nbytes(self) -> int:
         return int(self.matrix.nbytes) + 100 * len(self.stamps)
 
-    def updated(self, stamps: dict[str, int],
-                vectors: dict[str, Sequence[float] | None]) -> NamespaceVectors:
-        """A copy for the namespace's current ``stamps`` (id -> stamp, every unit), taking the
-        vectors of new or re-stamped units from ``vectors`` and the rest from this cache."""
+    def updated(self, stamps: dict[str, int], vectors: dict[str, Sequence[float] | None],
+                token: Token = (0, 0)) -> NamespaceVectors:
+        """A copy for the namespace's current ``stamps`` (id -> stamp, every unit) read at
+        ``token``, taking the vectors of new or re-stamped units from ``vectors`` and the rest
+        from this cache."""
         rows = []
         for uid, stamp in stamps.items():
             if uid in vectors:
@@ -131,7 +142,7 @@ class NamespaceVectors:
                 rows.append((uid, stamp, self.matrix[self.index[uid]]))
             else:
                 rows.append((uid, stamp, None))
-        return NamespaceVectors(self.width, rows)
+        return NamespaceVectors(self.width, rows, token)
 
     def changed(self, stamps: dict[str, int]) -> list[str]:
         """The ids of ``stamps`` (the namespace now) that are new or re-stamped."""

@@ -79,7 +79,7 @@ class SemanticUnit(GraphmemNode):
     text = StringProperty(required=True)
     kind = StringProperty()
     conversation_id = StringProperty()
-    embedding = embedding_property()
+    embedding = embedding_property(indexed=False)
     derived_from = RelationshipTo("Episode", "DERIVED_FROM")
 
 
@@ -89,6 +89,7 @@ class Timeline(GraphmemNode):
 
     conversation_id = StringProperty(required=True)
     batches = IntegerProperty()
+    unit_version = IntegerProperty()  # raised by every batch: the vector cache's token (V0110)
 
 
 class Theme(GraphmemNode):
@@ -96,5 +97,5 @@ class Theme(GraphmemNode):
 
     name = StringProperty(required=True)
     conversation_id = StringProperty()
-    embedding = embedding_property()
+    embedding = embedding_property(indexed=False)
     groups = RelationshipTo("Episode", "GROUPS")

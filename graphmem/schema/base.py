@@ -1,5 +1,6 @@
 """Base node class: every graphmem node has ``id`` (unique), ``namespace`` (indexed) and
-``created_at``. Embedded labels add ``embedding`` with a cosine vector index."""
+``created_at``. Embedded labels add ``embedding``, with a cosine vector index where a query
+searches it (``db.index.vector.queryNodes``)."""
 
 from __future__ import annotations
 
@@ -25,8 +26,13 @@ class GraphmemNode(StructuredNode):
     created_at = DateTimeProperty()
 
 
-def embedding_property() -> ArrayProperty:
-    """``embedding``: list of floats, ``(DEFAULT_DIMENSION,)``, cosine vector index."""
+def embedding_property(indexed: bool = True) -> ArrayProperty:
+    """``embedding``: list of floats, ``(DEFAULT_DIMENSION,)``; with a cosine vector index when
+    ``indexed`` (a query searches the label's vectors). An index no query reads would cost every
+    write an HNSW insert (migrations/V0110 dropped those of Topic, State, SemanticUnit, Theme and
+    Insight)."""
+    if not indexed:
+        return ArrayProperty(FloatProperty())
     return ArrayProperty(
         FloatProperty(),
         vector_index=VectorIndex(dimensions=DEFAULT_DIMENSION, similarity_function="cosine"),

@@ -78,7 +78,7 @@ class Insight(GraphmemNode):
     negative_evidence = IntegerProperty(default=0)
     evidence_version = IntegerProperty(default=0)
     archived_at = DateTimeProperty()
-    embedding = embedding_property()
+    embedding = embedding_property(indexed=False)
     supports = RelationshipTo("Query", "SUPPORTS", model=EvidenceRel)
     conflicts_with = RelationshipTo("Query", "CONFLICTS_WITH", model=EvidenceRel)
     contextualizes = RelationshipTo("Insight", "CONTEXTUALIZES", model=ContextualizesRel)

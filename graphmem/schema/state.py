@@ -40,7 +40,7 @@ class Topic(GraphmemNode):
     conversation = StringProperty(index=True)
     created_seq = IntegerProperty()
     chain_version = IntegerProperty()
-    embedding = embedding_property()
+    embedding = embedding_property(indexed=False)
     first_timeline_node = RelationshipTo("Event", "FIRST_TIMELINE_NODE")
     initial_state = RelationshipTo("State", "INITIAL_STATE")
     current_state = RelationshipTo("State", "CURRENT_STATE")
@@ -102,7 +102,7 @@ class State(GraphmemNode):
     topic_id = StringProperty()
     valid_from = DateTimeProperty(index=True)
     valid_to = DateTimeProperty()
-    embedding = embedding_property()
+    embedding = embedding_property(indexed=False)
     semantic_next = RelationshipTo("State", "SEMANTIC_NEXT")
     supported_by = RelationshipTo("Topic", "SUPPORTED_BY")
     evidenced_by = RelationshipTo("Event", "EVIDENCED_BY")
@@ -113,7 +113,10 @@ class ConversationLock(GraphmemNode):
     """A conversation's write lock in state memory: every batch of the conversation takes it
     first (``state/lock_topics``), so concurrent batches of one conversation serialise and each
     sees the session neighbours the ones before it stored (``batches`` counts the batches
-    written; no edges). Constraint and index: migrations/V0090."""
+    written; no edges). Constraint and index: migrations/V0090. ``unit_version`` (random at
+creation, raised by every batch) is the retrieval engine's vector-cache token of the
+conversation's Events (:mod:`graphmem.retrieval.vectors`)."""
 
     conversation = StringProperty(required=True)
     batches = IntegerProperty()
+    unit_version = IntegerProperty()  # raised by every batch: the vector cache's token (V0110)

@@ -12,7 +12,7 @@ from graphmem.graph.indexes import check_vector_dimension
 from graphmem.graph.migrations import Migrator, load_migrations
 from graphmem.graph.registry import CypherRegistry
 from graphmem.graph.runner import QueryRunner
-from graphmem.schema import embedded_labels, unique_properties
+from graphmem.schema import ALL_NODE_CLASSES, embedded_labels, label_of, unique_properties
 
 TEST_CYPHER = Path(__file__).parent / "cypher"
 
@@ -92,6 +92,11 @@ def test_database_matches_the_neomodel_schema(runner: QueryRunner) -> None:
         assert label in vector, f"no vector index for {label}"
         assert vector[label]["properties"] == ["embedding"]
         assert vector[label]["dimension"] == 384
+    # vectors no query searches are stored without an index (V0110): no HNSW insert per write
+    unindexed = {label_of(cls) for cls in ALL_NODE_CLASSES
+                 if "embedding" in cls.defined_properties(rels=False)} - set(embedded_labels())
+    assert unindexed == {"Topic", "State", "SemanticUnit", "Theme", "Insight"}
+    assert not unindexed & set(vector) and not {"Cue", "Tag"} & set(vector)
 
 
 def test_embedder_dimension_mismatch_is_refused_before_writing(runner: QueryRunner) -> None:

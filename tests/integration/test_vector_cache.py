@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from graphmem.facade import GraphMemory
 from graphmem.retrieval import HybridSearch
-from reliability import conversation
+from reliability import conversation, tq  # noqa: F401
 
 QUESTIONS = ["Where does Alice live now?", "Who sails the boat Mohra?", "Where did her sister move?"]
 TURNS = [("Alice", "I live in Porto now, close to the river."),
@@ -23,7 +23,7 @@ def _ranking(search: HybridSearch, namespace: str, embedder, question: str):
 
 
 def test_cached_rounds_rank_as_the_database_scan_and_see_every_write(
-        runner, embedder, namespace, monkeypatch) -> None:
+        runner, tq, embedder, namespace, monkeypatch) -> None:
     mem = GraphMemory(runner, embedder, namespace)
     runner.vector_cache.clear()
     for label, memory in (("Event", mem.state), ("Episode", mem.associative)):
@@ -48,7 +48,32 @@ def test_cached_rounds_rank_as_the_database_scan_and_see_every_write(
                         embedder.embed_query("Who bought a red kayak in Faro?"), k=1)[0]
     assert "kayak" in top.text and top.components["dense"] > 0.5
     entry = runner.vector_cache.get(("Event", namespace, embedder.dimension))
-    assert entry is not None and top.id in entry.index and entry.token[0] == len(TURNS) + 1
+    assert entry is not None and top.id in entry.index and len(entry.stamps) == len(TURNS) + 1
+    # the token is the unit version of the conversation's write lock, raised by each batch
+    [lock] = tq.read("read_nodes", namespace=namespace, label="ConversationLock")
+    assert entry.token == (1, lock["props"]["unit_version"])
+
+
+def test_a_doctor_repair_raises_the_unit_version_and_the_cache_reads_the_new_vector(
+        runner, tq, embedder, namespace) -> None:
+    mem = GraphMemory(runner, embedder, namespace)
+    runner.vector_cache.clear()
+    for label, memory in (("Event", mem.state), ("Episode", mem.associative)):
+        memory.ingest([conversation("conv-repair", TURNS)])
+        search = HybridSearch(runner, label)
+        for _ in range(3):
+            row = search.fetch(namespace, QUESTIONS[0], embedder.embed_query(QUESTIONS[0]))
+        assert row["dense_mode"] == "cache"
+        key = (label, namespace, embedder.dimension)
+        before = runner.vector_cache.get(key)
+        target = sorted(before.ids)[0]
+        vector = embedder.embed_query("a kayak trip to Faro")
+        assert runner.write("doctor/set_embeddings", namespace=namespace, label=label,
+                            rows=[{"id": target, "embedding": vector}])[0]["repaired"] == 1
+        row = search.fetch(namespace, QUESTIONS[0], embedder.embed_query(QUESTIONS[0]))
+        after = runner.vector_cache.get(key)
+        assert row["dense_mode"] == "cache" and after.token != before.token
+        assert after.cosine(vector, [target])[0] > 0.999
 
 
 def test_statistics_kept_at_the_token_match_the_database_and_follow_writes(

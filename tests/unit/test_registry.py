@@ -114,3 +114,21 @@ def test_a_template_query_is_one_query_per_label(tmp_path: Path) -> None:
         "// mode: read", "// mode: read\n// template: Unit = Event | lower"))
     with pytest.raises(QueryRegistryError, match="template"):
         CypherRegistry.load(tmp_path)
+
+
+def test_a_template_with_two_names_zips_their_values(tmp_path: Path) -> None:
+    folder = tmp_path / "retrieval"
+    folder.mkdir()
+    header = "// mode: read\n// template: Unit = Event | Episode; Lock = ConversationLock | Timeline"
+    (folder / "version.cypher").write_text(
+        make("MATCH (n:{{Unit}}), (c:{{Lock}}) RETURN count(n) AS x, '{{lock}}' AS idx", params="none")
+        .replace("// mode: read", header))
+    registry = CypherRegistry.load(tmp_path)
+    assert registry.names() == ["retrieval/version@Episode", "retrieval/version@Event"]
+    assert "(n:Event), (c:ConversationLock)" in registry.get("retrieval/version@Event").text
+    episode = registry.get("retrieval/version@Episode").text
+    assert "(n:Episode), (c:Timeline)" in episode and "'timeline' AS idx" in episode
+    (folder / "version.cypher").write_text(make("RETURN 1 AS x", params="none").replace(
+        "// mode: read", "// mode: read\n// template: Unit = Event | Episode; Lock = Timeline"))
+    with pytest.raises(QueryRegistryError, match="as many values"):
+        CypherRegistry.load(tmp_path)

@@ -14,11 +14,13 @@ CALL () {
   UNION MATCH (n:Topic {namespace: $namespace}) RETURN n
   UNION MATCH (n:Event {namespace: $namespace}) RETURN n
   UNION MATCH (n:State {namespace: $namespace}) RETURN n
+  UNION MATCH (n:ConversationLock {namespace: $namespace}) RETURN n
   UNION MATCH (n:Cue {namespace: $namespace}) RETURN n
   UNION MATCH (n:Tag {namespace: $namespace}) RETURN n
   UNION MATCH (n:Episode {namespace: $namespace}) RETURN n
   UNION MATCH (n:SemanticUnit {namespace: $namespace}) RETURN n
   UNION MATCH (n:Theme {namespace: $namespace}) RETURN n
+  UNION MATCH (n:Timeline {namespace: $namespace}) RETURN n
 }
 WITH n WHERE $label IN labels(n)
 RETURN n.id AS id, properties(n) AS props

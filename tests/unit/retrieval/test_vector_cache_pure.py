@@ -18,9 +18,9 @@ def _rows():
 
 
 def test_top_is_exact_cosine_best_first_with_ties_by_id() -> None:
-    vecs = NamespaceVectors(3, _rows())
+    vecs = NamespaceVectors(3, _rows(), (2, 41))
     assert vecs.bad == 4 and vecs.ids == ["a", "b", "c"]
-    assert vecs.token == (7, sum(range(11, 18)))
+    assert vecs.token == (2, 41) and NamespaceVectors(3, []).token == (0, 0)
     ids, sims = vecs.top(np.array([1.0, 1.0, 0.0]), 3)
     assert ids == ["c", "a", "b"]                      # a and b tie at 1/sqrt(2): by id
     assert sims == pytest.approx([1.0, 1 / math.sqrt(2), 1 / math.sqrt(2)], abs=1e-6)
@@ -33,8 +33,8 @@ def test_updated_reads_only_new_or_restamped_units_and_drops_deleted_ones() -> N
     vecs = NamespaceVectors(3, _rows())
     now = {"a": 11, "b": 99, "c": 13, "h": 20}          # b re-embedded, h new, d..g deleted
     assert sorted(vecs.changed(now)) == ["b", "h"]
-    fresh = vecs.updated(now, {"b": [0.0, 0.0, 5.0], "h": [0.0, 1.0, 0.0]})
-    assert fresh.token == (4, 11 + 99 + 13 + 20) and fresh.bad == 0
+    fresh = vecs.updated(now, {"b": [0.0, 0.0, 5.0], "h": [0.0, 1.0, 0.0]}, (1, 77))
+    assert fresh.token == (1, 77) and fresh.bad == 0 and fresh.stamps == now
     assert fresh.top(np.array([0.0, 0.0, 1.0]), 1)[0] == ["b"]
     assert fresh.top(np.array([0.0, 1.0, 0.0]), 1)[0] == ["h"]
 
