@@ -4,6 +4,7 @@
 // mode: write
 UNWIND $rows AS row
 MATCH (c:Cue {id: row.cue_id})
+USING INDEX c:Cue(id)
 WHERE c.namespace = $namespace
 SET c.contents = coalesce(c.contents, 0) + row.added
 RETURN count(c) AS updated

@@ -3,5 +3,6 @@
 // returns: id
 // mode: read
 MATCH (e:Episode)
+USING INDEX e:Episode(id)
 WHERE e.id IN $ids AND e.namespace = $namespace
 RETURN e.id AS id

@@ -4,6 +4,7 @@
 // mode: write
 UNWIND $rows AS row
 MATCH (e:Episode {id: row.episode_id})
+USING INDEX e:Episode(id)
 WHERE e.namespace = $namespace
 MERGE (s:SemanticUnit {id: row.id})
 ON CREATE SET s.namespace = $namespace, s.created_at = datetime(), s.text = row.text,

@@ -4,6 +4,7 @@
 // mode: write
 UNWIND $rows AS row
 MATCH (c:Cue {id: row.cue_id})
+USING INDEX c:Cue(id)
 WHERE c.namespace = $namespace
 MERGE (g:Tag {id: row.id})
 ON CREATE SET g.namespace = $namespace, g.created_at = datetime(), g.cue_id = row.cue_id,

@@ -13,6 +13,7 @@ CALL {
   WITH t, row
   UNWIND row.episode_ids AS episode_id
   MATCH (e:Episode {id: episode_id})
+  USING INDEX e:Episode(id)
   WHERE e.namespace = $namespace
   MERGE (t)-[:GROUPS]->(e)
 }

@@ -5,6 +5,7 @@
 CALL () {
   UNWIND $unlink AS u
   MATCH (a:Episode {id: u.previous})-[r]->(b:Episode {id: u.next})
+  USING INDEX a:Episode(id)
   WHERE a.namespace = $namespace AND b.namespace = $namespace AND type(r) = u.rel
     AND u.rel IN ['NEXT_EPISODE', 'NEXT_TURN']
   DELETE r
@@ -13,6 +14,7 @@ CALL () {
 CALL () {
   UNWIND $link AS l
   MATCH (a:Episode {id: l.previous}), (b:Episode {id: l.next})
+  USING INDEX a:Episode(id)
   WHERE a.namespace = $namespace AND b.namespace = $namespace
   CALL (a, b, l) {
     WITH a, b, l WHERE l.rel = 'NEXT_EPISODE'
@@ -28,6 +30,7 @@ CALL () {
 CALL () {
   UNWIND $point AS p
   MATCH (e:Episode {id: p.id})
+  USING INDEX e:Episode(id)
   WHERE e.namespace = $namespace
   SET e.next_id = coalesce(p.next_id, e.next_id), e.prev_id = coalesce(p.prev_id, e.prev_id)
   RETURN count(*) AS pointed

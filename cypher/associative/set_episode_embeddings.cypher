@@ -4,6 +4,7 @@
 // mode: write
 UNWIND $rows AS row
 MATCH (e:Episode {id: row.id})
+USING INDEX e:Episode(id)
 WHERE e.namespace = $namespace
 SET e.embedding = row.embedding, e.vector_stamp = toInteger(rand() * 1099511627776)
 RETURN count(e) AS updated

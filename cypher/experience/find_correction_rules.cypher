@@ -4,6 +4,7 @@
 // mode: read
 UNWIND $task_ids AS task_id
 MATCH (t:Task {id: task_id, namespace: $namespace})-[:HAS_EDIT]->(e:EditOperation)
+USING INDEX t:Task(id)
 WHERE e.namespace = $namespace
 RETURN task_id, e.operation AS operation, e.position AS position, e.observation AS observation,
        e.action_key AS action_key, e.action_raw AS action_raw,

@@ -4,6 +4,7 @@
 // mode: read
 UNWIND $task_ids AS task_id
 MATCH (task:Task {id: task_id, namespace: $namespace})-[s:SIMILAR_TASK]-(n:Task)
+USING INDEX task:Task(id)
 WHERE n.namespace = $namespace
   // skip a stored vector cosine cannot score (wrong width, NaN/infinity, zero)
   AND size(n.embedding) = size($embedding)

@@ -4,6 +4,7 @@
 // mode: write
 UNWIND $rows AS row
 MATCH (g:DecisionGraph {id: row.graph_id, namespace: $namespace})
+USING INDEX g:DecisionGraph(id)
 MERGE (a:Action {id: row.id})
 ON CREATE SET a.namespace = $namespace, a.created_at = datetime(), a._new = true
 SET a.key = row.key, a.raw = row.raw, a.label = row.label, a.type = row.type,

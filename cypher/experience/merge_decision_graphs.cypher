@@ -4,6 +4,7 @@
 // mode: write
 UNWIND $rows AS row
 MATCH (t:Task {id: row.task_id, namespace: $namespace})
+USING INDEX t:Task(id)
 MERGE (g:DecisionGraph {id: row.id})
 ON CREATE SET g.namespace = $namespace, g.created_at = datetime(), g._new = true
 SET g.kind = row.kind, g.reward = row.reward, g.node_count = row.node_count,

@@ -3,6 +3,7 @@
 // returns: id, contextualized, created
 // mode: write
 MATCH (q:Query {id: $query_id, namespace: $namespace})
+USING INDEX q:Query(id)
 MERGE (i:Insight {id: $insight_id, namespace: $namespace})
 ON CREATE SET i.content = $content, i.embedding = $embedding, i.active = true, i.version = 1,
               i.positive_evidence = 0, i.negative_evidence = 0, i.evidence_version = 0,
@@ -17,6 +18,7 @@ WITH i, q, created
 CALL (i, q) {
   UNWIND $contextual_ids AS contextual_id
   MATCH (m:Insight {id: contextual_id, namespace: $namespace})
+  USING INDEX m:Insight(id)
   WHERE m <> i
   MERGE (m)-[c:CONTEXTUALIZES {via_query: q.id}]->(i)
   ON CREATE SET c.created_at = datetime()

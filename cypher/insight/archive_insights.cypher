@@ -4,5 +4,6 @@
 // mode: write
 UNWIND $insight_ids AS insight_id
 MATCH (i:Insight {id: insight_id, namespace: $namespace})
+USING INDEX i:Insight(id)
 SET i.active = false, i.archived_at = coalesce(i.archived_at, datetime())
 RETURN i.id AS id

@@ -3,5 +3,6 @@
 // returns: id
 // mode: read
 MATCH (q:Query)
+USING INDEX q:Query(id)
 WHERE q.id IN $ids AND q.namespace = $namespace
 RETURN q.id AS id

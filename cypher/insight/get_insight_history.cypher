@@ -3,6 +3,7 @@
 // returns: id, content, active, version, positive_evidence, negative_evidence, supporting_query_ids, conflicting_query_ids, revision_of, revised_by, contextualized_by, decisions
 // mode: read
 MATCH (i:Insight {id: $insight_id, namespace: $namespace})
+USING INDEX i:Insight(id)
 RETURN i.id AS id, i.content AS content, i.active AS active, i.version AS version,
        coalesce(i.positive_evidence, 0) AS positive_evidence,
        coalesce(i.negative_evidence, 0) AS negative_evidence,

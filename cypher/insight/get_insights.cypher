@@ -4,6 +4,7 @@
 // mode: read
 UNWIND $ids AS insight_id
 MATCH (i:Insight {id: insight_id, namespace: $namespace})
+USING INDEX i:Insight(id)
 RETURN i.id AS id, i.content AS content, i.active AS active, i.version AS version,
        coalesce(i.positive_evidence, 0) AS positive_evidence,
        coalesce(i.negative_evidence, 0) AS negative_evidence,

@@ -3,6 +3,7 @@
 // returns: steps, created
 // mode: write
 MATCH (q:Query {id: $query_id, namespace: $namespace})
+USING INDEX q:Query(id)
 UNWIND $steps AS step
 MERGE (s:Step {id: step.id, namespace: $namespace})
 ON CREATE SET s.content = step.content, s.position = step.position, s.query_id = q.id,

@@ -31,6 +31,7 @@ WITH [x IN seeds | x.id] AS seed_ids,
      [x IN seeds | x.id] + [x IN neighbours WHERE NOT x IN seeds | x.id] AS expanded_ids
 UNWIND expanded_ids AS expanded_id
 MATCH (eq:Query {id: expanded_id, namespace: $namespace})<-[:SUPPORTS]-(i:Insight {namespace: $namespace})
+USING INDEX eq:Query(id)
 WHERE i.active = true
 WITH seed_ids, expanded_ids, i, collect(DISTINCT eq.id) AS supporting
 WITH seed_ids, expanded_ids, i, supporting,

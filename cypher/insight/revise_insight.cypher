@@ -3,6 +3,7 @@
 // returns: id, version, positive_evidence, negative_evidence, created
 // mode: write
 MATCH (old:Insight {id: $old_id, namespace: $namespace})
+USING INDEX old:Insight(id)
 MERGE (new:Insight {id: $new_id, namespace: $namespace})
 ON CREATE SET new.content = $content, new.embedding = $embedding, new.active = true,
               new.version = coalesce(old.version, 1) + 1, new.evidence_version = 0,

@@ -3,5 +3,6 @@
 // returns: batches
 // mode: read
 OPTIONAL MATCH (c:ConversationLock {id: $lock_id})
+USING INDEX c:ConversationLock(id)
 WHERE c.namespace = $namespace
 RETURN coalesce(c.batches, 0) AS batches

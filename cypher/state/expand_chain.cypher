@@ -5,6 +5,7 @@
 // values: plain
 UNWIND $event_ids AS eid
 MATCH (e:Event {id: eid})
+USING INDEX e:Event(id)
 WHERE e.namespace = $namespace
 CALL (e) {
   MATCH (e)-[:TEMPORAL_NEXT]-(n:Event)

@@ -5,6 +5,7 @@
 // values: plain
 UNWIND $event_ids AS eid
 MATCH (e:Event {id: eid})-[:SUPPORTED_BY]->(t:Topic)
+USING INDEX e:Event(id)
 WHERE e.namespace = $namespace AND t.namespace = $namespace
 WITH DISTINCT t
 CALL (t) {

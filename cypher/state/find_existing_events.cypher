@@ -4,5 +4,6 @@
 // mode: read
 UNWIND $ids AS eid
 MATCH (e:Event {id: eid})
+USING INDEX e:Event(id)
 WHERE e.namespace = $namespace
 RETURN e.id AS id

@@ -4,6 +4,7 @@
 // mode: read
 UNWIND $topic_ids AS tid
 MATCH (t:Topic {id: tid})
+USING INDEX t:Topic(id)
 WHERE t.namespace = $namespace
 CALL (t) {
   MATCH (s:State)
