@@ -1,10 +1,11 @@
-// description: the stored vectors of the given units of one namespace (index seek on id), for the in-process vector cache
+// description: the stored vectors of the given units of one namespace (index seek on id), for the in-process vector cache, with what the round query counts of each unit (its lexical_terms, lexical_length and speaker: the cache then holds the namespace's term and speaker counts and BM25 statistics)
 // params: namespace, ids
-// returns: id, stamp, embedding
+// returns: id, stamp, embedding, lexical_terms, lexical_length, speaker
 // mode: read
 // values: plain
 // template: Unit = Event | Episode
 UNWIND $ids AS uid
 MATCH (u:{{Unit}} {id: uid})
 WHERE u.namespace = $namespace
-RETURN u.id AS id, coalesce(u.vector_stamp, 0) AS stamp, u.embedding AS embedding
+RETURN u.id AS id, coalesce(u.vector_stamp, 0) AS stamp, u.embedding AS embedding,
+       u.lexical_terms AS lexical_terms, u.lexical_length AS lexical_length, u.speaker AS speaker

@@ -60,6 +60,11 @@ class FusedItem(RecallItem):
     node_ids: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
+#: The parametrized result model, built once: pydantic holds parametrized generics weakly, so
+#: one built inside a call is collected and built again (~4 ms) by a later call.
+FusedRecallResult = RecallResult[FusedItem]
+
+
 
 def memories_with_data(mem: GraphMemory, names: Sequence[str] | None = None) -> list[str]:
     """The memories (of ``names``, default all registered) holding at least one node in the
@@ -163,6 +168,6 @@ def fused_recall(mem: GraphMemory, query: str, k: int = 10, *,
     timings["total"] = round((time.perf_counter() - began) * 1000, 3)
     logger.info("fused recall over %s: %d items in %.1f ms", names, len(items), timings["total"])
     controller = "llm" if any(r.controller == "llm" for r, _ in results) else "heuristic"
-    return RecallResult[FusedItem](memory="fused", namespace=mem.namespace, query=query,
+    return FusedRecallResult(memory="fused", namespace=mem.namespace, query=query,
                                    items=items, rounds=rounds, controller=controller,
                                    llm_usage=usage, timings=timings)

@@ -45,6 +45,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: The parametrized result model, built once: pydantic holds parametrized generics weakly, so
+#: one built inside a call is collected and built again (~4 ms) by a later call.
+AssociativeRecallResult = RecallResult[AssociativeItem]
+
 #: Label -> key of ``associative/count_structure``.
 LABEL_KEYS = {"Cue": "cues", "Tag": "tags", "Episode": "episodes",
               "SemanticUnit": "semantic_units", "Theme": "themes", "Timeline": "timelines"}
@@ -311,7 +315,7 @@ class AssociativeMemory(Memory[AssociativeItem]):
         q_step = PathStep(action="ask", node="question", id="question", text=query[:200])
         items = to_items(ranked[:k], units, state, q_step, rounds_of)
         done = time.perf_counter()
-        return RecallResult[AssociativeItem](
+        return AssociativeRecallResult(
             memory=self.name, namespace=self.namespace, query=query,
             items=items, rounds=to_rounds(trace), controller=self.controller,
             llm_usage=self._account(usage),

@@ -37,7 +37,7 @@ logger = logging.getLogger(__name__)
 #: Turns ingested (and deleted) before the ingest section is timed.
 WARM_TURNS = 12
 #: Replayed ingests (and raw references) the write figure is the median of.
-WRITE_ROUNDS = 3
+WRITE_ROUNDS = 5
 
 
 def _raw_rows(namespace: str, conv: Conversation, texts: list[str], vectors: np.ndarray,

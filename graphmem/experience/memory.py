@@ -82,6 +82,11 @@ class ExperienceItem(RecallItem):
     workflow_rules: list[dict[str, Any]] = Field(default_factory=list)
     correction_rules: list[dict[str, Any]] = Field(default_factory=list)
 
+#: The parametrized result model, built once: pydantic holds parametrized generics weakly, so
+#: one built inside a call is collected and built again (~4 ms) by a later call.
+ExperienceRecallResult = RecallResult[ExperienceItem]
+
+
 
 def task_text(query: str, intra_insight: str | None, cross: Sequence[CrossInsight]) -> str:
     """The text block an LLM reads for one recalled task."""
@@ -287,7 +292,7 @@ class ExperienceMemory(Memory[ExperienceItem]):
                       *(PathStep(action="SIMILAR_TASK", node="task", id=c.neighbour_id,
                                  text=c.neighbour_query[:120]) for c in cross)]))
         done = time.perf_counter()
-        return RecallResult[ExperienceItem](
+        return ExperienceRecallResult(
             memory=self.name, namespace=self.namespace, query=query, items=items,
             rounds=[Round(number=1, action="recall_tasks", added=ids,
                           details={"t": t, "with_rules": with_rules})],

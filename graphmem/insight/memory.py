@@ -43,6 +43,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: The parametrized result model, built once: pydantic holds parametrized generics weakly, so
+#: one built inside a call is collected and built again (~4 ms) by a later call.
+InsightRecallResult = RecallResult[InsightItem]
+
 
 
 
@@ -135,7 +139,7 @@ class InsightMemory(Memory[InsightItem]):
         done = time.perf_counter()
         logger.debug("insight recall: %d seeds, %d expanded, %d insights", len(seeds),
                      len(expanded), len(insights))
-        return RecallResult[InsightItem](
+        return InsightRecallResult(
             memory=self.name, namespace=self.namespace, query=query, items=insights,
             rounds=[Round(number=1, action="recall_insights",
                           added=[i.id for i in insights],

@@ -27,9 +27,10 @@ from pydantic import BaseModel, Field
 from graphmem.errors import InvalidInputError, QueryError
 from graphmem.memory import PathStep
 from graphmem.retrieval import fusion
-from graphmem.retrieval.vectors import (CACHE_UNITS, INLINE_READ, LOAD_AFTER_MISSES,
-                                        NamespaceVectors, cache_enabled)
-from graphmem.retrieval.text import analyze, lucene_query, mention_terms, namespace_token
+from graphmem.retrieval.vectors import (CACHE_UNITS, INLINE_READ, LOAD_AFTER_MISSES, Lexical,
+                                        NamespaceVectors, cache_enabled, lexical_entry)
+from graphmem.retrieval.text import (analyze, candidate_terms, lucene_query, mention_terms,
+                                     namespace_token)
 from graphmem.retrieval.units import unit_rows, window_texts
 
 logger = logging.getLogger(__name__)
@@ -204,8 +205,11 @@ class HybridSearch:
             if entry is None:
                 break
             ids, sims = entry.top(query, self.dense_k)
-            known = [t for t in params["terms"] if t in entry.dfs]
+            known = [t for t in params["terms"] if entry.df_known(t)]
+            selective = candidate_terms(params["terms"], entry.dfs,
+                                        entry.stats[0] if entry.stats else 0)
             row = self._round({**params, "cached": True, "dense_ids": ids, "dense_sims": sims,
+                               "lucene_query": lucene_query(token, selective),
                                "known_terms": known, "known_speakers": sorted(entry.speakers),
                                "stats": None if entry.stats is None else list(entry.stats)})
             if _token(row) == entry.token:
@@ -274,15 +278,20 @@ class HybridSearch:
                                                            inline=False))
             return None
         vectors: dict[str, Any] = {}
+        lexicon: dict[str, Lexical] = {}
+        every_unit = int(now["n_units"] or 0) == len(stamps)
         for start in range(0, len(wanted), VECTOR_BATCH):
             for r in self.runner.read(f"retrieval/unit_vectors@{unit}", namespace=namespace,
                                       ids=wanted[start:start + VECTOR_BATCH]):
                 vectors[r["id"]] = r["embedding"]
+                lexicon[r["id"]] = lexical_entry(r["lexical_terms"], r["lexical_length"],
+                                                 r["speaker"])
                 stamps[r["id"]] = int(r["stamp"])
         for uid in wanted:
             if uid not in vectors:  # deleted meanwhile: the next round's token tells
                 stamps.pop(uid, None)
-        fresh = (entry or NamespaceVectors(width, [])).updated(stamps, vectors, _token(now))
+        fresh = (entry or NamespaceVectors(width, [])).updated(stamps, vectors, _token(now),
+                                                               lexicon, every_unit)
         if fresh.bad and (entry is None or fresh.bad != entry.bad):
             logger.warning("namespace %r holds %d %s vectors that cosine cannot score (NaN, "
                            "infinity, all zeros or another width); they are skipped -- `graphmem "

@@ -74,6 +74,28 @@ def namespace_token(namespace: str) -> str:
     return "ns" + hashlib.sha256(namespace.encode("utf-8")).hexdigest()[:24]
 
 
+#: A question term found in more than this fraction of a namespace's units selects no full-text
+#: candidates (the cutoff frequency of a common-terms query): its Lucene-variant BM25 weight is below
+#: ln(1 + 0.1 / 0.9) ≈ 0.105 (a rare term's is 5–8), while its postings are the whole history, so a
+#: one-speaker history's name would make every round score all of its units. Such a term still
+#: counts in the BM25 of every candidate. On LoCoMo the most common term of a conversation (a
+#: speaker's name) is in at most 83% of its units, so its candidate sets are unchanged.
+COMMON_TERM_FRACTION = 0.9
+
+def candidate_terms(terms: Sequence[str], dfs: dict[str, int], n_units: int) -> list[str]:
+    """The question terms that select full-text candidates: those whose document frequency
+    (``dfs``, per-namespace counts; an unknown term counts as rare) is at most
+    :data:`COMMON_TERM_FRACTION` of ``n_units``; when every term is that common, the rarest one
+    alone. Pure; ``terms`` as given when ``n_units`` is 0 (statistics not known yet)."""
+    if n_units <= 0:
+        return list(terms)
+    limit = COMMON_TERM_FRACTION * n_units
+    selective = [t for t in terms if dfs.get(t, 0) <= limit]
+    if selective or not terms:
+        return selective
+    return [min(terms, key=lambda t: dfs.get(t, 0))]
+
+
 def lucene_query(ns_token: str, terms: Sequence[str], max_terms: int = 64) -> str:
     """The full-text query of a question: the namespace token required, any term optional.
 

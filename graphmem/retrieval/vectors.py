@@ -35,7 +35,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -60,6 +60,16 @@ INLINE_READ = 2_000
 
 #: ``(write locks, sum of their unit_version)`` of a namespace (see Freshness above).
 Token = tuple[int, int]
+#: What the round query counts of one unit: its distinct ``lexical_terms``, its
+#: ``lexical_length`` and its ``speaker`` (None when unset).
+Lexical = tuple[frozenset[str], int | None, str | None]
+
+
+def lexical_entry(terms: str | None, length: Any, speaker: str | None) -> Lexical:
+    """A unit's :data:`Lexical` from its stored ``lexical_terms`` (space-separated, as the
+    ``whitespace`` full-text analyzer splits them), ``lexical_length`` and ``speaker``."""
+    return (frozenset((terms or "").split()), None if length is None else int(length),
+            None if speaker is None else str(speaker))
 
 
 def cache_enabled() -> bool:
@@ -82,7 +92,7 @@ class NamespaceVectors:
     """
 
     def __init__(self, width: int, rows: Iterable[tuple[str, int, Sequence[float] | None]],
-                 token: Token = (0, 0)):
+                 token: Token = (0, 0), lexicon: dict[str, Lexical] | None = None):
         self.width = width
         self.stamps: dict[str, int] = {}
         good_ids: list[str] = []
@@ -108,6 +118,37 @@ class NamespaceVectors:
         self.dfs: dict[str, int] = {}
         self.speakers: dict[str, int] = {}
         self.stats: tuple[int, float] | None = None
+        #: Per unit its :data:`Lexical` (terms, length, speaker), when given for every unit.
+        self.lexicon: dict[str, Lexical] = {}
+        #: True when :attr:`lexicon` covers every unit: then :attr:`dfs` holds the df of every
+        #: term of the namespace (absent: 0), :attr:`speakers` every speaker's unit count and
+        #: :attr:`stats` the namespace's BM25 statistics, and a round reads none of them.
+        self.complete_lexicon = False
+        if lexicon is not None and all(uid in lexicon for uid in self.stamps):
+            self._count(lexicon)
+
+    def _count(self, lexicon: dict[str, Lexical]) -> None:
+        """Fill :attr:`dfs`, :attr:`speakers` and :attr:`stats` from every unit's lexical entry
+        (what the round query would count: units per distinct term, units per speaker,
+        ``count`` / ``avg`` of the non-null lengths)."""
+        self.lexicon = {uid: lexicon[uid] for uid in self.stamps}
+        dfs: Counter[str] = Counter()
+        speakers: Counter[str] = Counter()
+        lengths = []
+        for terms, length, speaker in self.lexicon.values():
+            dfs.update(terms)
+            if speaker is not None:
+                speakers[speaker] += 1
+            if length is not None:
+                lengths.append(length)
+        self.dfs = dict(dfs)
+        self.speakers = dict(speakers)
+        self.stats = (len(lengths), sum(lengths) / len(lengths) if lengths else 0.0)
+        self.complete_lexicon = True
+
+    def df_known(self, term: str) -> bool:
+        """Whether the df of ``term`` is held (every term's is, with a complete lexicon)."""
+        return self.complete_lexicon or term in self.dfs
 
     def complete(self, row: dict[str, Any], terms: Sequence[str],
                  present: Iterable[str | None]) -> dict[str, Any]:
@@ -117,7 +158,7 @@ class NamespaceVectors:
         ``avg_length``. Returns ``row``, changed in place."""
         fresh = {str(t): int(d) for t, d in row.get("dfs") or []}
         self.dfs.update(fresh)
-        row["dfs"] = [[t, self.dfs[t]] for t in terms if t in self.dfs]
+        row["dfs"] = [[t, self.dfs.get(t, 0)] for t in terms if self.df_known(t)]
         self.speakers.update({str(sp): int(c) for sp, c in row.get("speakers") or []})
         row["speakers"] = [[sp, self.speakers[sp]] for sp in dict.fromkeys(present)
                            if sp is not None and sp in self.speakers]
@@ -127,13 +168,21 @@ class NamespaceVectors:
 
     @property
     def nbytes(self) -> int:
-        return int(self.matrix.nbytes) + 100 * len(self.stamps)
+        return (int(self.matrix.nbytes) + 100 * len(self.stamps)
+                + 60 * sum(len(terms) for terms, _, _ in self.lexicon.values()))
 
     def updated(self, stamps: dict[str, int], vectors: dict[str, Sequence[float] | None],
-                token: Token = (0, 0)) -> NamespaceVectors:
+                token: Token = (0, 0), lexicon: dict[str, Lexical] | None = None,
+                every_unit: bool = True) -> NamespaceVectors:
         """A copy for the namespace's current ``stamps`` (id -> stamp, every unit) read at
-        ``token``, taking the vectors of new or re-stamped units from ``vectors`` and the rest
-        from this cache."""
+        ``token``, taking the vectors (and ``lexicon`` entries) of new or re-stamped units from
+        ``vectors`` (and ``lexicon``) and the rest from this cache. ``every_unit``: the stamps
+        list every unit of the namespace (else the lexicon cannot be complete)."""
+        merged = None
+        if lexicon is not None and every_unit:
+            merged = {uid: lexicon[uid] if uid in lexicon else self.lexicon.get(uid)
+                      for uid in stamps}
+            merged = {uid: lex for uid, lex in merged.items() if lex is not None}
         rows = []
         for uid, stamp in stamps.items():
             if uid in vectors:
@@ -142,7 +191,7 @@ class NamespaceVectors:
                 rows.append((uid, stamp, self.matrix[self.index[uid]]))
             else:
                 rows.append((uid, stamp, None))
-        return NamespaceVectors(self.width, rows, token)
+        return NamespaceVectors(self.width, rows, token, merged)
 
     def changed(self, stamps: dict[str, int]) -> list[str]:
         """The ids of ``stamps`` (the namespace now) that are new or re-stamped."""

@@ -47,6 +47,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: The parametrized result model, built once: pydantic holds parametrized generics weakly, so
+#: one built inside a call is collected and built again (~4 ms) by a later call.
+StateRecallResult = RecallResult[StateItem]
+
 #: Turns per progress report when a conversation is one transaction.
 PROGRESS_CHUNK = 25
 
@@ -236,7 +240,7 @@ class StateMemory(Memory[StateItem]):
         usage = LLMUsage()
         usage.merge(ctrl.usage)
         done = time.perf_counter()
-        return RecallResult[StateItem](
+        return StateRecallResult(
             memory=self.name, namespace=self.namespace, query=query, items=items, rounds=rounds,
             controller=ctrl.name, llm_usage=self._account(usage),
             timings={"embed": round((embedded - began) * 1000, 3),

@@ -101,6 +101,9 @@ def test_statistics_kept_at_the_token_match_the_database_and_follow_writes(
     entry = runner.vector_cache.get(("Event", namespace, embedder.dimension))
     assert entry.stats[0] == len(TURNS) and round(entry.stats[1], 6) == scanned["avg"]
     assert entry.speakers == {"Alice": 3, "Bob": 2}
+    # the cache read every unit's terms with its vector: every term's df is known, none is counted
+    assert entry.complete_lexicon and entry.df_known("lisbon") and entry.dfs.get("faro", 0) == 0
+    assert {t: entry.dfs.get(t, 0) for t in scanned["df"]} == scanned["df"]
 
     # a write changes the token: the kept statistics are read again, with the new message
     mem.add([{"id": "m-boat", "role": "Alice", "content": "I sail Mohra to Faro on Sunday."}],

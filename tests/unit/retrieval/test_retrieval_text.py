@@ -118,3 +118,34 @@ def test_unit_rows_give_every_property_a_unit_is_written_with() -> None:
         unit_rows(turns, [[0.1, float("nan")], [0.3, 0.4]])
     with pytest.raises(Exception):
         unit_rows(turns, [[0.1]])
+
+
+def test_candidate_terms_drop_terms_in_almost_every_unit() -> None:
+    from graphmem.retrieval.text import COMMON_TERM_FRACTION, candidate_terms
+
+    dfs = {"ann": 10_000, "news": 9_000, "pottery": 12, "class": 300}
+    # "ann" is in every unit, "news" exactly at the cutoff (kept), an unknown term counts as rare
+    assert COMMON_TERM_FRACTION == 0.9
+    assert candidate_terms(["ann", "news", "pottery", "kiln"], dfs, 10_000) == ["news", "pottery", "kiln"]
+    # every term common: the rarest one alone selects candidates
+    assert candidate_terms(["ann", "news"], dfs, 9_500) == ["news"]
+    # statistics not known yet: every term
+    assert candidate_terms(["ann", "news"], dfs, 0) == ["ann", "news"]
+    assert candidate_terms([], dfs, 10_000) == []
+
+
+def test_candidate_terms_keep_every_locomo_term() -> None:
+    """No term of a LoCoMo conversation is common enough to be cut (its speakers' names reach 83%
+    of the units), so the candidate sets the retrieval parameters were chosen on are unchanged."""
+    from collections import Counter
+
+    from graphmem.conversations import read_locomo
+    from graphmem.datasets import resolve
+    from graphmem.retrieval.text import candidate_terms
+
+    for conv in read_locomo(resolve("locomo", None)):
+        turns = [{"speaker": t.speaker, "text": t.text, "timestamp": t.timestamp,
+                  "session": str(t.session)} for t in conv.turns]
+        rows = unit_rows(turns, None, namespace="t", ids=[f"u{i}" for i in range(len(turns))])
+        dfs = Counter(term for r in rows for term in set((r["lexical_terms"] or "").split()))
+        assert candidate_terms(list(dfs), dfs, len(rows)) == list(dfs), conv.id

@@ -72,3 +72,27 @@ def test_complete_fills_the_kept_statistics_and_keeps_what_a_round_read() -> Non
     # a new token (an updated copy) starts with nothing kept
     fresh = vecs.updated({"a": 11}, {})
     assert fresh.dfs == {} and fresh.speakers == {} and fresh.stats is None
+
+
+def test_a_complete_lexicon_gives_every_df_speaker_count_and_the_bm25_statistics() -> None:
+    from graphmem.retrieval.vectors import lexical_entry
+
+    rows = [("a", 1, [1.0, 0.0, 0.0]), ("b", 2, [0.0, 1.0, 0.0]), ("c", 3, [0.0, 0.0, 1.0])]
+    lexicon = {"a": lexical_entry("ann pottery ann", 3, "Ann"), "b": lexical_entry("ann news", 2, "Ann"),
+               "c": lexical_entry(None, None, None)}
+    vecs = NamespaceVectors(3, rows, (1, 5), lexicon)
+    assert vecs.complete_lexicon
+    assert vecs.dfs == {"ann": 2, "pottery": 1, "news": 1}       # units per distinct term
+    assert vecs.speakers == {"Ann": 2} and vecs.stats == (2, 2.5)
+    assert vecs.df_known("kiln")                                  # absent from every unit: 0
+    row = vecs.complete({"dfs": [], "speakers": []}, ["ann", "kiln"], ["Ann", None])
+    assert row["dfs"] == [["ann", 2], ["kiln", 0]] and row["speakers"] == [["Ann", 2]]
+    # a re-embedded unit brings its own entry; kept units keep theirs; a deleted one leaves
+    fresh = vecs.updated({"a": 1, "b": 9}, {"b": [0.0, 1.0, 0.0]}, (1, 6),
+                         {"b": lexical_entry("news kiln", 2, "Ben")})
+    assert fresh.dfs == {"ann": 1, "pottery": 1, "news": 1, "kiln": 1}
+    assert fresh.speakers == {"Ann": 1, "Ben": 1} and fresh.stats == (2, 2.5)
+    # without an entry for every unit (or when some unit has no stamp) nothing is assumed
+    partial = NamespaceVectors(3, rows, (1, 5), {"a": lexicon["a"]})
+    assert not partial.complete_lexicon and not partial.df_known("ann") and partial.stats is None
+    assert not vecs.updated({"a": 1}, {}, (1, 7), {}, every_unit=False).complete_lexicon
