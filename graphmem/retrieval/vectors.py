@@ -27,6 +27,11 @@ Cypher that raises no unit version) is seen after the next graphmem write to the
 restart; ``graphmem doctor --repair`` raises the version of what it re-embeds, and
 ``GRAPHMEM_VECTOR_CACHE=0`` turns the cache off.
 
+**Term statistics.** With each vector the engine reads the unit's ``lexical_terms``,
+``lexical_length`` and ``speaker`` (written in the transaction that stamps the vector), so an
+entry that has every unit holds what the round query would otherwise count in the database: the
+df of every term, the unit count of every speaker and the BM25 statistics ``(N, avgdl)``.
+
 Pure: no I/O (the engine reads; this module keeps and scores).
 """
 
@@ -85,6 +90,9 @@ class NamespaceVectors:
         rows: ``(id, stamp, embedding | None)`` per unit; an embedding that cosine cannot score
             (another width, NaN or infinity, all zeros, missing) is kept as unscoreable.
         token: the namespace's unit version read with the stamps (``(0, 0)``: none yet).
+        lexicon: per unit id its :data:`Lexical`; when it covers every unit of ``rows`` the
+            entry holds every term's df, every speaker's unit count and the BM25 statistics
+            (:attr:`complete_lexicon`).
 
     Attributes:
         token: the :data:`Token` the entry is valid at.
