@@ -12,7 +12,8 @@ scratch namespace through a :class:`~graphmem.evaluation.timing.ReplayEmbedder` 
 throughput run, nothing encoded), each followed by the raw reference: plain ``Event`` nodes with
 the same turn texts and vectors, as many as the memory created, by UNWIND in batches of
 :data:`~graphmem.evaluation.filler.BATCH` (``bench/write_events``). The median of the per-round
-ratios is the figure; the throughput run's own ratio is reported next to it.
+ratios is the figure (the pair's order alternates between rounds); the throughput run's own
+ratio is reported next to it.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ logger = logging.getLogger(__name__)
 #: Turns ingested (and deleted) before the ingest section is timed.
 WARM_TURNS = 12
 #: Replayed ingests (and raw references) the write figure is the median of.
-WRITE_ROUNDS = 5
+WRITE_ROUNDS = 9
 
 
 def _raw_rows(namespace: str, conv: Conversation, texts: list[str], vectors: np.ndarray,
@@ -85,16 +86,24 @@ def _timed_ingest(mem: GraphMemory, namespace: str, name: str, conv: Conversatio
 
 def write_rounds(mem: GraphMemory, name: str, conv: Conversation, prefix: str,
                  replay: ReplayEmbedder, texts: list[str], vectors: np.ndarray) -> dict[str, Any]:
-    """:data:`WRITE_ROUNDS` replayed ingests of ``conv`` through memory ``name``, each followed by
-    the raw UNWIND of as many nodes: write seconds per round (database time of the ingest's
-    transactions, waits excluded), raw seconds per round and the median ratio."""
+    """:data:`WRITE_ROUNDS` replayed ingests of ``conv`` through memory ``name``, each paired
+    with the raw UNWIND of as many nodes, the pair's order alternating (even rounds: the ingest
+    first; odd rounds: the raw reference first, as many nodes as the previous ingest created):
+    neither side always follows the other's namespace deletion. Write seconds per round
+    (database time of the ingest's transactions, waits excluded), raw seconds per round and the
+    median ratio."""
     scratch, raw_ns = f"{prefix}-replay-{name[:5]}", f"{prefix}-raw-{name[:5]}"
     writes, raws, ratios = [], [], []
-    for _ in range(WRITE_ROUNDS):
+    nodes = 0
+    for round_no in range(WRITE_ROUNDS):
+        unwind_s = None
+        if round_no % 2 and nodes:
+            unwind_s = _raw_unwind(mem, raw_ns, _raw_rows(raw_ns, conv, texts, vectors, nodes))
         _, runner, _ = _timed_ingest(mem, scratch, name, conv, embedder=replay)
         nodes = _nodes(mem, scratch)
         mem.scoped(scratch).delete_namespace()
-        unwind_s = _raw_unwind(mem, raw_ns, _raw_rows(raw_ns, conv, texts, vectors, nodes))
+        if unwind_s is None:
+            unwind_s = _raw_unwind(mem, raw_ns, _raw_rows(raw_ns, conv, texts, vectors, nodes))
         writes.append(runner.seconds["write"])
         raws.append(unwind_s)
         ratios.append(ratio(runner.seconds["write"], unwind_s))

@@ -114,9 +114,16 @@ class NamespaceVectors:
                 continue
             good_ids.append(uid)
             good.append(vec)
-        self.ids = good_ids
-        self.index = {uid: i for i, uid in enumerate(good_ids)}
-        self.matrix = np.vstack(good).astype(np.float32) if good else np.zeros((0, width), np.float32)
+        matrix = np.vstack(good).astype(np.float32) if good else np.zeros((0, width), np.float32)
+        self._fill(good_ids, matrix, token, lexicon)
+
+    def _fill(self, ids: list[str], matrix: np.ndarray, token: Token,
+              lexicon: dict[str, Lexical] | None, base: NamespaceVectors | None = None) -> None:
+        """Set the scored units ``ids`` with their unit rows ``matrix`` ``(len(ids), width)
+        float32``, the token and the lexical statistics (:attr:`stamps` and :attr:`bad` set)."""
+        self.ids = ids
+        self.index = {uid: i for i, uid in enumerate(ids)}
+        self.matrix = matrix
         self.token: Token = (int(token[0]), int(token[1]))
         #: What the round query reads of the namespace beside the vectors, kept at this token
         #: (filled by the engine's cached rounds): the document frequency of question terms seen
@@ -132,26 +139,41 @@ class NamespaceVectors:
         #: term of the namespace (absent: 0), :attr:`speakers` every speaker's unit count and
         #: :attr:`stats` the namespace's BM25 statistics, and a round reads none of them.
         self.complete_lexicon = False
+        self._lengths = (0, 0)  # count and sum of the non-null lengths (with the lexicon)
         if lexicon is not None and all(uid in lexicon for uid in self.stamps):
-            self._count(lexicon)
+            self._count(lexicon, base)
 
-    def _count(self, lexicon: dict[str, Lexical]) -> None:
+    def _count(self, lexicon: dict[str, Lexical], base: NamespaceVectors | None = None) -> None:
         """Fill :attr:`dfs`, :attr:`speakers` and :attr:`stats` from every unit's lexical entry
         (what the round query would count: units per distinct term, units per speaker,
-        ``count`` / ``avg`` of the non-null lengths)."""
+        ``count`` / ``avg`` of the non-null lengths). ``base``: the entry this one updates; when
+        its lexicon is complete only the entries that differ (new, re-written or deleted
+        units; kept entries are the same objects) are counted in or out."""
         self.lexicon = {uid: lexicon[uid] for uid in self.stamps}
         dfs: Counter[str] = Counter()
         speakers: Counter[str] = Counter()
-        lengths = []
-        for terms, length, speaker in self.lexicon.values():
-            dfs.update(terms)
-            if speaker is not None:
-                speakers[speaker] += 1
-            if length is not None:
-                lengths.append(length)
-        self.dfs = dict(dfs)
-        self.speakers = dict(speakers)
-        self.stats = (len(lengths), sum(lengths) / len(lengths) if lengths else 0.0)
+        n_lengths, length_sum = 0, 0
+        if base is not None and base.complete_lexicon:
+            dfs.update(base.dfs)
+            speakers.update(base.speakers)
+            n_lengths, length_sum = base._lengths
+            out = [lex for uid, lex in base.lexicon.items() if self.lexicon.get(uid) is not lex]
+            into = [lex for uid, lex in self.lexicon.items() if base.lexicon.get(uid) is not lex]
+        else:
+            out, into = [], list(self.lexicon.values())
+        for sign, entries in ((-1, out), (1, into)):
+            for terms, length, speaker in entries:
+                for term in terms:
+                    dfs[term] += sign
+                if speaker is not None:
+                    speakers[speaker] += sign
+                if length is not None:
+                    n_lengths += sign
+                    length_sum += sign * int(length)
+        self.dfs = {t: d for t, d in dfs.items() if d > 0}
+        self.speakers = {sp: c for sp, c in speakers.items() if c > 0}
+        self._lengths = (n_lengths, length_sum)
+        self.stats = (n_lengths, length_sum / n_lengths if n_lengths else 0.0)
         self.complete_lexicon = True
 
     def df_known(self, term: str) -> bool:
@@ -191,15 +213,39 @@ class NamespaceVectors:
             merged = {uid: lexicon[uid] if uid in lexicon else self.lexicon.get(uid)
                       for uid in stamps}
             merged = {uid: lex for uid, lex in merged.items() if lex is not None}
-        rows = []
-        for uid, stamp in stamps.items():
+        # kept units take their row of this cache's (already unit-norm) matrix in one gather;
+        # only new or re-stamped vectors are normalised: linear in the namespace with a numpy
+        # constant, not a Python-level normalisation per kept unit
+        ids: list[str] = []
+        source: list[int] = []  # >= 0: row of self.matrix; < 0: -1 - index into fresh
+        fresh: list[np.ndarray] = []
+        bad = 0
+        for uid in stamps:
             if uid in vectors:
-                rows.append((uid, stamp, vectors[uid]))
+                vec = _unit(vectors[uid], self.width)
+                if vec is None:
+                    bad += 1
+                    continue
+                source.append(-1 - len(fresh))
+                fresh.append(vec)
             elif uid in self.index:
-                rows.append((uid, stamp, self.matrix[self.index[uid]]))
+                source.append(self.index[uid])
             else:
-                rows.append((uid, stamp, None))
-        return NamespaceVectors(self.width, rows, token, merged)
+                bad += 1
+                continue
+            ids.append(uid)
+        where = np.asarray(source, dtype=np.int64)
+        matrix = np.empty((len(ids), self.width), dtype=np.float32)
+        kept = where >= 0
+        matrix[kept] = self.matrix[where[kept]]
+        if fresh:
+            matrix[~kept] = np.vstack(fresh)[-1 - where[~kept]]
+        out = NamespaceVectors.__new__(NamespaceVectors)
+        out.width = self.width
+        out.stamps = {uid: int(stamp or 0) for uid, stamp in stamps.items()}
+        out.bad = bad
+        out._fill(ids, matrix, token, merged, base=self)
+        return out
 
     def changed(self, stamps: dict[str, int]) -> list[str]:
         """The ids of ``stamps`` (the namespace now) that are new or re-stamped."""

@@ -99,6 +99,18 @@ def test_database_matches_the_neomodel_schema(runner: QueryRunner) -> None:
     assert not unindexed & set(vector) and not {"Cue", "Tag"} & set(vector)
 
 
+def test_unread_range_indexes_are_dropped(test_runner: QueryRunner) -> None:
+    # V0120: events and states are found by id and the composite indexes of V0070; the
+    # single-property indexes of V0030 cost every write an insert and served no plan
+    ranges = {(r["labels"][0], tuple(r["properties"])): r["name"]
+              for r in test_runner.read("list_range_indexes")}
+    retired = {("Event", ("sort_key",)), ("Event", ("occurred_at",)), ("State", ("valid_from",))}
+    assert not retired & set(ranges)
+    assert ranges[("Event", ("topic_id", "sort_key"))] == "event_topic_sort_key"
+    assert ranges[("Event", ("namespace", "conversation", "session", "seq"))] == "event_session_seq"
+    assert ranges[("State", ("topic_id", "valid_from"))] == "state_topic_valid_from"
+
+
 def test_embedder_dimension_mismatch_is_refused_before_writing(runner: QueryRunner) -> None:
     check_vector_dimension(runner, 384)
     with pytest.raises(EmbeddingDimensionError, match=r"dimension 384, but the embedder produces 768"):

@@ -39,6 +39,28 @@ def test_updated_reads_only_new_or_restamped_units_and_drops_deleted_ones() -> N
     assert fresh.top(np.array([0.0, 1.0, 0.0]), 1)[0] == ["h"]
 
 
+def test_an_updated_copy_equals_the_namespace_read_whole() -> None:
+    # kept rows come from the cached matrix, fetched ones are normalised: the same entry as
+    # reading every vector again (ids in stamp order, bad vectors counted, rows unit-norm)
+    rng = np.random.default_rng(7)
+    old = [(f"u{i}", i, rng.normal(size=4).tolist()) for i in range(50)]
+    vecs = NamespaceVectors(4, old + [("bad", 1, [math.inf, 0.0, 0.0, 0.0])])
+    fetched = {"u3": rng.normal(size=4).tolist(), "new": rng.normal(size=4).tolist(),
+               "zero": [0.0] * 4}
+    now = {uid: stamp for uid, stamp, _ in old if uid != "u7"}
+    now.update({"u3": 99, "new": 100, "zero": 101, "bad": 1})
+    fresh = vecs.updated(now, fetched, (2, 5))
+    stored = {uid: emb for uid, _, emb in old}
+    whole = NamespaceVectors(4, [(uid, stamp, fetched.get(uid, stored.get(uid)))
+                                 for uid, stamp in now.items()], (2, 5))
+    assert fresh.ids == whole.ids and "u7" not in fresh.ids and fresh.ids[-1] == "new"
+    assert fresh.bad == whole.bad == 2                   # the stored inf vector and the zero one
+    assert fresh.stamps == whole.stamps == now
+    np.testing.assert_allclose(fresh.matrix, whole.matrix, atol=1e-7)
+    assert fresh.matrix.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(fresh.matrix, axis=1), 1.0, atol=1e-6)
+
+
 def test_the_cache_keeps_the_most_recent_namespaces_within_its_size() -> None:
     one = NamespaceVectors(3, _rows())
     cache = VectorCache(max_bytes=2 * one.nbytes + 1)
@@ -96,3 +118,32 @@ def test_a_complete_lexicon_gives_every_df_speaker_count_and_the_bm25_statistics
     partial = NamespaceVectors(3, rows, (1, 5), {"a": lexicon["a"]})
     assert not partial.complete_lexicon and not partial.df_known("ann") and partial.stats is None
     assert not vecs.updated({"a": 1}, {}, (1, 7), {}, every_unit=False).complete_lexicon
+
+
+def test_updated_counts_equal_a_recount_of_the_whole_namespace() -> None:
+    # the df, speaker counts and BM25 statistics of an updated entry are counted incrementally
+    # (entries of new, re-written and deleted units in or out): they equal a full recount
+    from graphmem.retrieval.vectors import lexical_entry
+
+    rng = np.random.default_rng(11)
+    words = [f"w{i}" for i in range(30)]
+
+    def entry():
+        terms = " ".join(rng.choice(words, size=int(rng.integers(1, 6))))
+        return lexical_entry(terms, int(rng.integers(1, 9)), str(rng.choice(["Ann", "Ben", "Cy"])))
+
+    lexicon = {f"u{i}": entry() for i in range(200)}
+    vecs = NamespaceVectors(2, [(uid, 1, [1.0, 0.5]) for uid in lexicon], (1, 1), lexicon)
+    for step in range(5):
+        stamps = {uid: s for uid, s in vecs.stamps.items() if rng.random() > 0.05}
+        rewritten = {uid for uid in stamps if rng.random() < 0.1}
+        stamps.update({uid: 10 + step for uid in rewritten})
+        stamps.update({f"n{step}-{i}": 10 + step for i in range(20)})
+        changed = vecs.changed(stamps)
+        fetched = {uid: entry() for uid in changed}
+        vecs = vecs.updated(stamps, {uid: [0.5, 1.0] for uid in changed}, (1, 2 + step), fetched)
+        whole = NamespaceVectors(2, [(uid, s, [0.5, 1.0]) for uid, s in stamps.items()], (1, 2),
+                                 vecs.lexicon)
+        assert vecs.complete_lexicon and set(vecs.lexicon) == set(stamps)
+        assert vecs.dfs == whole.dfs and vecs.speakers == whole.speakers
+        assert vecs.stats == whole.stats
