@@ -124,17 +124,22 @@ def bench_markdown(report: dict[str, Any]) -> str:
             f"{m} p50 x{v['p50']} p95 x{v['p95']}" for m, v in report["growth"].items()), ""]
     ing = report["ingest"]
     parts += ["## Ingest throughput (heuristic path)", "",
-              f"Raw sentence-transformers encode: {ing['raw_encode']['turns_per_s']} turns/s.", "",
+              f"Raw sentence-transformers encode: {ing['raw_encode']['turns_per_s']} turns/s (median "
+              "round). \"x encode\" is the median over rounds of one timed ingest per memory and one "
+              "raw encode (raw first in even rounds, last in odd ones); the columns before it are "
+              "the median round's (\"rounds s\" lists every round).", "",
               "Encoding runs in a worker thread beside extraction (both memories) and beside the "
               "vector-free writes (associative), so the parts overlap; \"wait s\" is time a write "
               "transaction waited for that encoding (not counted as writing). \"writes / UNWIND\" "
               "is the median over replayed ingests (the same turns, their vectors from this run, "
               "nothing encoded) each against a raw UNWIND of as many nodes; \"in-run\" is this "
               "run's write seconds over one raw UNWIND (writes here share the CPU with the encoder).", "",
-              rpt.md_table(["memory", "turns/s", "x encode", "encode s", "write s", "read s", "wait s",
+              rpt.md_table(["memory", "turns/s", "rounds s", "x encode", "encode s", "write s", "read s", "wait s",
                             "other s", "nodes", "raw UNWIND s (same nodes)", "in-run writes / UNWIND",
                             "replayed write s", "raw UNWIND s", "writes / UNWIND"],
-                           [[m, ing[m]["turns_per_s"], ing[m]["ingest_vs_encode"], ing[m]["encode_seconds"],
+                           [[m, ing[m]["turns_per_s"],
+                             " / ".join(str(x) for x in ing[m].get("throughput_rounds", {}).get("seconds", [])),
+                             ing[m]["ingest_vs_encode"], ing[m]["encode_seconds"],
                              ing[m]["write_seconds"], ing[m]["read_seconds"],
                              ing[m].get("wait_seconds", 0.0), ing[m]["other_seconds"],
                              ing[m]["nodes_created"], ing[m]["raw_unwind_seconds_same_nodes"],

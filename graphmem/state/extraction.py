@@ -27,7 +27,6 @@ from graphmem.conversations import Turn
 from graphmem.llm import LLMUsage, constrained_schema, invoke_structured
 from graphmem.state.models import Extraction
 from graphmem.state.statements import rewrite_statement
-from graphmem.state.topics import topic_phrase
 from graphmem.state.utterances import WORD, is_name, main_statement, name_words, utterances
 
 logger = logging.getLogger(__name__)
@@ -101,7 +100,8 @@ class HeuristicStateExtractor:
     def _free_text(self, turn: Turn, names: frozenset[str]) -> Extraction:
         """Free text: the turn's best statement becomes its State (rewritten about the speaker,
         :func:`graphmem.state.statements.rewrite_statement`); the topic is placed by embedding
-        and named by the YAKE key phrase of that statement (else of the turn's other content);
+        and, when the turn founds one, named by the YAKE key phrase of that statement (else of the
+        turn's other content; :meth:`Extraction.resolved_topic_name`);
         a turn of greetings, thanks, questions and small talk only goes to the speaker's
         small-talk topic (:func:`small_talk_topic`) and asserts nothing."""
         text = turn.text.strip()
@@ -113,17 +113,16 @@ class HeuristicStateExtractor:
             key, name = small_talk_topic(turn.speaker)
             return Extraction(subject=turn.speaker, topic_key=key, topic_name=name, mutable=mutable)
         named = [main] if main else [u for u in found if u.kind == "remark"]
-        phrase = topic_phrase(_without_names(" ".join(u.core for u in named), names)) or \
-            " ".join(dict.fromkeys(w for u in named for w in u.content[:3]))
-        topic_name = f"{turn.speaker}: {phrase}"
+        naming = (turn.speaker, _without_names(" ".join(u.core for u in named), names),
+                  " ".join(dict.fromkeys(w for u in named for w in u.content[:3])))
         if main is None:
-            return Extraction(subject=turn.speaker, topic_name=topic_name, mutable=mutable)
+            return Extraction(subject=turn.speaker, mutable=mutable).name_topic_from(*naming)
         assertion = rewrite_statement(main.text, turn.speaker, names, turn.timestamp)
         match = _CONDITION.search(main.text)
         condition = match.group(0).strip() if match and len(match.group(0).split()) >= 2 else None
-        return Extraction(subject=turn.speaker, topic_name=topic_name, assertion=assertion or None,
+        return Extraction(subject=turn.speaker, assertion=assertion or None,
                           value=normalize_value(assertion) if assertion else None,
-                          condition=condition, mutable=mutable)
+                          condition=condition, mutable=mutable).name_topic_from(*naming)
 
 
 def small_talk_topic(speaker: str) -> tuple[str, str]:

@@ -210,7 +210,7 @@ def prepare_batch(mem: StateMemory, conv: Conversation, turns: Sequence[Turn],
             topic = best if best is not None and sim >= mem.topic_threshold else None
         if topic is None:
             key = x.topic_key or f"auto:{turn.source_id}"
-            name = x.topic_name or f"{x.subject}: {key_phrase(turn.text)}"
+            name = x.resolved_topic_name() or f"{x.subject}: {key_phrase(turn.text)}"
             emb = extra_vecs.get(x.topic_name or x.topic_key, vec) if llm_vectors and x.topic_key else vec
             topic = assigner.add(TopicRef(id=node_id(ns, "topic", conv.id, key), key=key,
                                           subject=x.subject, name=name, embedding=emb, new=True))

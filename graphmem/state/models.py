@@ -6,9 +6,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import AwareDatetime, BaseModel, Field
+from pydantic import AwareDatetime, BaseModel, Field, PrivateAttr
 
 from graphmem.memory import RecallItem
+from graphmem.state.topics import topic_phrase
 
 #: Intents of a question (EMIR² intent-guided retrieval, section 3.3).
 Intent = Literal["temporal", "current", "history", "multi_hop", "factual"]
@@ -33,7 +34,9 @@ class Extraction(BaseModel):
         subject: whose fact it is (the speaker, or another person named in the turn).
         topic_key: an explicit topic key (structured input, LLM topic name); None lets the
             heuristic topic assigner place the event by embedding similarity.
-        topic_name: readable topic name (used when a new Topic is created).
+        topic_name: readable topic name (used when a new Topic is created); the heuristic
+            extractor leaves it None on free text and names the topic on demand
+            (:meth:`resolved_topic_name`), as only a unit that founds a topic needs a name.
         assertion: the state the turn asserts about its topic, or None (no state claim).
         value: the asserted value, compared to decide confirm / change / conflict.
         condition: a condition the fact holds under ("for morning training"), kept on the state.
@@ -48,6 +51,22 @@ class Extraction(BaseModel):
     value: str | None = None
     condition: str | None = None
     mutable: bool = True
+    #: ``(speaker, text, fallback)``: the topic is named ``"speaker: <YAKE phrase of text>"``, or
+    #: ``"speaker: fallback"`` when no phrase fits (:func:`graphmem.state.topics.topic_phrase`).
+    _topic_source: tuple[str, str, str] | None = PrivateAttr(default=None)
+
+    def name_topic_from(self, speaker: str, text: str, fallback: str) -> Extraction:
+        """Name the topic on demand from ``text`` (see :meth:`resolved_topic_name`); returns self."""
+        self._topic_source = (speaker, text, fallback)
+        return self
+
+    def resolved_topic_name(self) -> str | None:
+        """``topic_name``, else the name of :meth:`name_topic_from` (computed once: a YAKE key
+        phrase costs ~2 ms), else None."""
+        if self.topic_name is None and self._topic_source is not None:
+            speaker, text, fallback = self._topic_source
+            self.topic_name = f"{speaker}: {topic_phrase(text) or fallback}"
+        return self.topic_name
 
 
 class StateItem(RecallItem):

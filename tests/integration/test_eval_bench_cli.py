@@ -86,6 +86,10 @@ def test_bench_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, s
     assert ing["turns"] == 40 and ing["raw_encode"]["turns_per_s"] > 0
     for m in ("state", "associative"):
         assert ing[m]["nodes_created"] > 40 and ing[m]["write_seconds"] > 0
+        rounds = ing[m]["throughput_rounds"]
+        assert len(rounds["seconds"]) == len(rounds["ratios"]) == len(ing["raw_encode"]["rounds"]) == 3
+        assert ing[m]["ingest_vs_encode"] == sorted(rounds["ratios"])[1] > 0
+        assert ing[m]["seconds"] in rounds["seconds"]  # the median round
         assert set(report["targets_check"][m]) >= {"ingest_vs_encode", "writes_vs_unwind", "growth_p50"}
     for png in ("recall_latency_p50.png", "recall_latency_p95.png", "ingest_throughput.png"):
         assert (out / png).is_file()

@@ -39,9 +39,10 @@ def test_heuristic_extractor_free_text_and_structured():
     statement, question = ex.extract([_turn("I moved to Lyon when I got the job."), _turn("Did you?")])
     assert statement.assertion == "Ann moved to Lyon when Ann got the job." and statement.topic_key is None
     assert statement.value == "ann moved to lyon when ann got the job."
-    assert statement.condition == "when I got the job" and statement.topic_name == "Ann: Lyon"
+    assert statement.condition == "when I got the job" and statement.topic_name is None
+    assert statement.resolved_topic_name() == "Ann: Lyon" == statement.topic_name  # named once
     assert question.assertion is None
-    assert (question.topic_key, question.topic_name) == ("Ann|small talk", "small talk")
+    assert (question.topic_key, question.resolved_topic_name()) == ("Ann|small talk", "small talk")
     [fact] = ex.extract([_turn("x", {"kind": "conditional", "attribute": "Beverage_Preference",
                                      "value": "Tea", "condition": "Morning boost", "role": "Point_A"})])
     assert fact.topic_key == "Ann|Beverage_Preference|Morning boost" and fact.value == "tea"
