@@ -25,6 +25,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, ClassVar
@@ -118,6 +119,11 @@ class LocalChatModel(BaseChatModel):
         max_string_chars: the grammar's bound on free strings that have no ``maxLength``
             (``None``: unbounded).
         repeat_penalty: llama.cpp's repetition penalty (1.0: none); decoding stays greedy.
+        extra_buffer_types: let llama.cpp repack the weights into its extra CPU buffer types
+            (AMX, AVX repacking). Off by default: on Sapphire-Rapids-class CPUs (AMX_INT8) the
+            repacked AMX matrix product segfaults in the first decode (ggml-org/llama.cpp
+            issue 20824), and without repacking every CPU runs the same kernels, so replies do
+            not depend on the machine. A 135M model loses little speed by it.
     """
 
     model_path: str
@@ -130,6 +136,7 @@ class LocalChatModel(BaseChatModel):
     schema_in_prompt: bool = True
     max_string_chars: int | None = 300
     repeat_penalty: float = 1.1
+    extra_buffer_types: bool = False
 
     accepts_json_schema: ClassVar[bool] = True
     _llama: Any = PrivateAttr(default=None)
@@ -166,8 +173,10 @@ class LocalChatModel(BaseChatModel):
 
         started = time.perf_counter()
         try:
-            llama = Llama(model_path=self.model_path, n_ctx=self.n_ctx, n_threads=self.n_threads,
-                          n_threads_batch=self.n_threads, seed=self.seed, verbose=False)
+            with _model_defaults(use_extra_bufts=self.extra_buffer_types):
+                llama = Llama(model_path=self.model_path, n_ctx=self.n_ctx,
+                              n_threads=self.n_threads, n_threads_batch=self.n_threads,
+                              seed=self.seed, verbose=False)
         except (ValueError, OSError, RuntimeError) as exc:
             raise ConfigurationError(f"local LLM: cannot load {self.model_path}: {exc}") from exc
         template = llama.metadata.get("tokenizer.chat_template")
@@ -306,6 +315,34 @@ class LocalChatModel(BaseChatModel):
         fallback = RunnablePassthrough.assign(parsed=lambda _: None)
         return RunnableMap(raw=bound) | parse.with_fallbacks([fallback],
                                                              exception_key="parsing_error")
+
+
+_DEFAULTS_LOCK = threading.Lock()
+
+
+@contextmanager
+def _model_defaults(**fields: Any) -> Iterator[None]:
+    """Within the block, ``llama_model_default_params()`` (which ``Llama.__init__`` starts its
+    model parameters from) returns ``fields`` set: ``Llama`` takes no argument for some
+    ``llama_model_params`` fields (``use_extra_bufts``). A field this llama.cpp build does not
+    have is left out. Loads through this block serialise on one process-wide lock."""
+    import llama_cpp.llama_cpp as low
+
+    original = low.llama_model_default_params
+
+    def defaults() -> Any:
+        params = original()
+        for name, value in fields.items():
+            if hasattr(params, name):
+                setattr(params, name, value)
+        return params
+
+    with _DEFAULTS_LOCK:
+        low.llama_model_default_params = defaults
+        try:
+            yield
+        finally:
+            low.llama_model_default_params = original
 
 
 def _token_text(llama: Any, token: int) -> str:
