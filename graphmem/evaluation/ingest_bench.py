@@ -119,11 +119,11 @@ def write_rounds(mem: GraphMemory, name: str, conv: Conversation, prefix: str,
             "ratios": ratios, "median_ratio": statistics.median(ratios)}
 
 
-def _raw_encode(embedder: Any, texts: list[str]) -> tuple[float, np.ndarray]:
-    """Seconds of one ``embed_documents`` call on ``texts`` and its ``(len(texts), d)`` rows."""
+def _raw_encode(embedder: Any, texts: list[str]) -> float:
+    """Seconds of one ``embed_documents`` call on ``texts``."""
     began = time.perf_counter()
-    vectors = embedder.embed_documents(texts)
-    return time.perf_counter() - began, vectors
+    embedder.embed_documents(texts)
+    return time.perf_counter() - began
 
 
 def throughput_rounds(mem: GraphMemory, conv: Conversation, namespaces: dict[str, str],
@@ -133,27 +133,24 @@ def throughput_rounds(mem: GraphMemory, conv: Conversation, namespaces: dict[str
     graph), the raw encode first in even rounds and last in odd ones.
 
     Returns:
-        ``{"raw_encode_seconds": [...], "vectors": (n, d) float32 of the last raw encode,
-        name: [(seconds, TimedRunner, TimedEmbedder, ReplayEmbedder), ...] per round}``.
+        ``{"raw_encode_seconds": [...], name: [(seconds, TimedRunner, TimedEmbedder,
+        ReplayEmbedder), ...] per round}``.
     """
     raws: list[float] = []
     runs: dict[str, list[tuple[float, TimedRunner, TimedEmbedder, ReplayEmbedder]]] = {
         name: [] for name in namespaces}
-    vectors: np.ndarray | None = None
     for round_no in range(THROUGHPUT_ROUNDS):
         if round_no % 2 == 0:
-            seconds, vectors = _raw_encode(mem.embedder, texts)
-            raws.append(seconds)
+            raws.append(_raw_encode(mem.embedder, texts))
         for name, ns in namespaces.items():
             replay = ReplayEmbedder(mem.embedder)  # empty: every text goes to the model
             total, runner, timed = _timed_ingest(mem, ns, name, conv, embedder=replay)
             runs[name].append((total, runner, timed, replay))
         if round_no % 2:
-            seconds, vectors = _raw_encode(mem.embedder, texts)
-            raws.append(seconds)
+            raws.append(_raw_encode(mem.embedder, texts))
         logger.info("ingest throughput round %d: raw encode %.2f s, %s", round_no + 1, raws[-1],
                     ", ".join(f"{n} {r[-1][0]:.2f} s" for n, r in runs.items()))
-    return {"raw_encode_seconds": raws, "vectors": vectors, **runs}
+    return {"raw_encode_seconds": raws, **runs}
 
 
 def ingest_section(mem: GraphMemory, conv: Conversation, prefix: str,
@@ -177,10 +174,8 @@ def ingest_section(mem: GraphMemory, conv: Conversation, prefix: str,
         ratio) and ``ingest_writes_vs_unwind`` (the median round's write seconds over one raw
         UNWIND of its node count).
     """
-    embedder = mem.embedder
     texts = [turn_text(t) for t in conv.turns]
-    embedder.embed_documents(texts[:8])  # load the model and warm up before timing
-    _, base_vecs = _raw_encode(embedder, texts)
+    base_vecs = mem.embedder.embed_documents(texts)  # untimed: loads and warms the model
     warm = mem.scoped(f"{prefix}-warm")
     warm_conv = warm_with if warm_with is not None else truncate_conversation(conv, WARM_TURNS)
     for name in ("state", "associative"):  # warm the write path, as a running service has
