@@ -161,15 +161,17 @@ def bm25_matrix(docs: list[list[str]], queries: list[list[str]]) -> np.ndarray:
     return out
 
 
-def prepare(namespaces: list[dict], embed: CachedEmbedder, tag: str) -> None:
+def prepare(namespaces: list[dict], embed: CachedEmbedder, tag: str,
+            words: int = text.CONTEXT_WORDS) -> None:
     """Adds to every namespace the per-question score matrices: ``bm25_plain`` (``speaker: text``),
     ``lexical`` (the engine's BM25 over ``lexical_text``), ``cosine`` (single unit),
-    ``dense`` (window vector), and the unit features the fusion needs."""
+    ``dense`` (window vector, ``words`` words of each session neighbour), and the unit features
+    the fusion needs."""
     questions = [q["question"] for ns in namespaces for q in ns["questions"]]
     qv = embed(questions, f"{tag}-questions")
     single = embed([text.turn_base_text(u) for ns in namespaces for u in ns["units"]],
                    f"{tag}-single")
-    window = embed([w for ns in namespaces for w in engine.window_texts(ns["units"])],
+    window = embed([w for ns in namespaces for w in engine.window_texts(ns["units"], words)],
                    f"{tag}-window")
     qo = uo = 0
     for ns in namespaces:
@@ -337,18 +339,22 @@ def main(argv: list[str] | None = None) -> None:
                              "bundled samples)")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE,
                         help=f"vector cache folder (default {DEFAULT_CACHE})")
+    parser.add_argument("--context-words", type=int, default=text.CONTEXT_WORDS,
+                        help="words of each session neighbour in the window text (default "
+                             f"{text.CONTEXT_WORDS}, the shipped text.CONTEXT_WORDS)")
     args = parser.parse_args(argv)
     began = time.monotonic()
     embed = CachedEmbedder(args.cache)
     locomo_path, hotpot_path = resolve("locomo", args.data), resolve("hotpotqa", args.data)
     convs = load_locomo(locomo_path)
     hotpot = load_hotpot(hotpot_path)
-    prepare(convs, embed, "locomo")
-    prepare(hotpot, embed, "hotpotqa")
+    prepare(convs, embed, "locomo", args.context_words)
+    prepare(hotpot, embed, "hotpotqa", args.context_words)
     out = {
         "data": {"locomo": locomo_path.name, "hotpotqa": hotpot_path.name},
         "parameters": {"alpha": fusion.ALPHA, "beta": fusion.BETA, "k1": fusion.K1, "b": fusion.B,
                        "lexical_k": engine.LEXICAL_K, "dense_k": engine.DENSE_K,
+                       "context_words": args.context_words,
                        "grid": {"alpha": ALPHAS, "beta": BETAS}},
         "locomo": study_locomo(convs),
         "hotpotqa": study_hotpot(hotpot),

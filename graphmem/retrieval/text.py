@@ -35,12 +35,16 @@ STOPWORDS = frozenset(
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 #: Cue units (questions and short fragments) pass score to their session neighbours.
 CUE_MAX_WORDS = 8
-#: Words of each session neighbour in a unit's window text (:func:`window_texts`). 4: on LoCoMo
-#: leave-one-conversation-out the truncated window keeps the figure of whole neighbouring turns
-#: (recall@10 .745 with 4 words, .751 with 6, .749 with the whole turns, .71-.72 with the
-#: neighbours' vectors mean-pooled instead) while encoding costs 1.25x the single turns
-#: (whole neighbours: 3.3x), so ingest stays at the speed of encoding.
-CONTEXT_WORDS = 4
+#: Words of each session neighbour in a unit's window text (:func:`window_texts`). 2: on the
+#: LoCoMo dev conversations the engine's recall@10 is flat in the window's size once there is
+#: one (``benchmarks/retrieval_study.py --context-words N``, leave-one-conversation-out over
+#: (α, β): .713 with no context, .741 with 1 or 2 words, .740 with 3, .749 with 4; with the
+#: shipped (α, β), 2 words against 4: -0.004, paired bootstrap 95% CI [-0.020, +0.012]; HotpotQA
+#: supporting-fact recall@10 .803 against .806, CI [-0.015, +0.012]), while the encoding cost
+#: grows with it (the texts of LoCoMo conv-26, one torch thread: 1.17x the single turns with 2
+#: words, 1.25x with 3, 1.31x with 4, 3.3x with the whole neighbouring turns). 2 keeps ingest at
+#: the speed of encoding.
+CONTEXT_WORDS = 2
 #: Greeting and farewell words (one vocabulary with :data:`THANKS` and :data:`PHATIC`; the state
 #: memory's utterance classifier, :mod:`graphmem.state.utterances`, reads the same sets).
 GREETINGS = frozenset("hi hey hello hiya yo bye goodbye goodnight night morning".split())
@@ -245,7 +249,7 @@ def window_texts(turns: Sequence[Any], words: int = CONTEXT_WORDS) -> list[str]:
     neighbours *of the same session* (``turns`` in conversation order; a turn without ``session``
     is in session ``"default"``). Lines are joined with ``"\n"``; a missing neighbour is left out.
 
-    The context is cut to :data:`CONTEXT_WORDS` so each turn is encoded once at about 1.25x the
+    The context is cut to :data:`CONTEXT_WORDS` so each turn is encoded once at about 1.17x the
     cost of its own text (the whole neighbouring turns cost 3.3x); see :data:`CONTEXT_WORDS`.
     """
     out = []

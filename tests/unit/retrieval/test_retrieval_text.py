@@ -87,8 +87,9 @@ def test_window_texts_keep_only_the_neighbours_edge_words() -> None:
     turns = [dict(speaker="Mel", text="What instrument have you been learning lately?", session="s1"),
              dict(speaker="Caroline", text="The violin.", session="s1"),
              dict(speaker="Mel", text="Oh nice, since when do you play it?", session="s1")]
-    assert text.window_texts(turns)[1] == ("you been learning lately?\nCaroline: The violin.\n"
-                                           "Oh nice, since when")
+    assert text.window_texts(turns, words=4)[1] == ("you been learning lately?\nCaroline: The "
+                                                    "violin.\nOh nice, since when")
+    assert text.window_texts(turns)[1] == "learning lately?\nCaroline: The violin.\nOh nice,"
     assert text.window_texts(turns, words=0)[1] == "Caroline: The violin."
 
 

@@ -150,7 +150,9 @@ def test_one_batch_is_one_transaction_of_constant_statements_and_one_encoding_pe
         embedder = HashEmbedder()
         inner = embedder.embed_documents
         embedder.embed_documents = lambda texts, inner=inner: (encoded.append(len(texts)), inner(texts))[1]
-        report = StateMemory(runner, embedder, "ns-unit").ingest(
+        # related_threshold 0: every cross-topic pair of positive cosine qualifies, so both
+        # batches have RELATED_EVENT pairs whatever the hash vectors are
+        report = StateMemory(runner, embedder, "ns-unit", related_threshold=0.0).ingest(
             [Conversation(id="c1", speakers=["Ann", "Bob"], turns=turns)])
         assert encoded == [n]                      # each turn encoded once, in one call
         assert report.created["Event"] == n and report.inputs == n
