@@ -24,6 +24,28 @@ Record = dict[str, Any]
 logger = logging.getLogger(__name__)
 
 
+class BoltList(list):
+    """A list query parameter whose ``repr`` is its length: packed and sent exactly as a list.
+
+    The neo4j driver formats every RUN message's parameters with ``repr`` for its debug log
+    before the logger checks its level (``Bolt5x*.run``, neo4j 6.1 to 6.4), on every query. For
+    a batch of vectors that formatting is most of the client's time: 419 rows of 384 floats
+    took 140 ms to repr and 3 ms to send and answer. With every list parameter a
+    :class:`BoltList` the driver's debug log shows ``<list of N>`` in its place.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<list of {len(self)}>"
+
+
+def bolt_params(params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with every list (or tuple) value a :class:`BoltList` (shallow: the items are
+    the same objects); other values unchanged."""
+    return {k: BoltList(v) if isinstance(v, (list, tuple)) else v for k, v in params.items()}
+
+
 class QueryRunner:
     """Runs registry queries by name on one database.
 
@@ -108,10 +130,12 @@ class QueryRunner:
             raise QueryError(f"query {name!r} is a {query.mode} query, run as {mode}")
         self._check(query, params)
 
+        sent = bolt_params(params)
+
         def work(tx: neo4j.ManagedTransaction) -> list[Record]:
             if query.plain:  # '// values: plain': no graph entity to convert
-                return [dict(record.items()) for record in tx.run(query.text, params)]
-            return [record.data() for record in tx.run(query.text, params)]
+                return [dict(record.items()) for record in tx.run(query.text, sent)]
+            return [record.data() for record in tx.run(query.text, sent)]
 
         return self.transaction(mode, work, name=name)
 
@@ -129,7 +153,7 @@ class QueryRunner:
             if query.mode != "write":
                 raise QueryError(f"query {name!r} is a read query, used in write_many")
             self._check(query, params)
-            prepared.append((query, params))
+            prepared.append((query, bolt_params(params)))
 
         def work(tx: neo4j.ManagedTransaction) -> list[list[Record]]:
             return [[r.data() for r in tx.run(q.text, p)] for q, p in prepared]
@@ -149,7 +173,7 @@ class QueryRunner:
         """
         query = self.registry.get(name)
         self._check(query, params)
-        return [record.data() for record in tx.run(query.text, params)]
+        return [record.data() for record in tx.run(query.text, bolt_params(params))]
 
     @staticmethod
     def waiting() -> contextlib.AbstractContextManager[None]:
