@@ -4,8 +4,9 @@ memory) on LoCoMo and HotpotQA, against a real Neo4j: prints one JSON document.
 Every LoCoMo conversation is ingested into a namespace of its own (state + associative, all of
 them in the database at once); every HotpotQA example into its own namespace (one turn per
 sentence, as :func:`graphmem.evaluation.hotpot.as_conversation` builds it). Per question, each
-memory's Documents are fetched once exactly as :class:`graphmem.retrievers.CombinedGraphMemoryRetriever`
-asks for them (``3 k`` each, shipped retrieval setting); the fusion is then replayed offline with
+memory's Documents are fetched once exactly as
+:class:`graphmem.retrievers.CombinedGraphMemoryRetriever` asks for them (``3 k`` each, shipped
+retrieval setting); the fusion is then replayed offline with
 :func:`graphmem.retrievers.fusion.reciprocal_rank_fusion` over a grid of the RRF constant and the
 state memory's weight (associative weight 1). recall@k = gold ids among the first k distinct
 ``source_ids`` of the fused Documents / gold ids (as ``graphmem eval`` scores ``combined``).
@@ -29,8 +30,6 @@ import itertools
 import json
 import sys
 import time
-from collections.abc import Sequence
-
 import numpy as np
 
 from graphmem.progress import quiet_model_loading
@@ -42,7 +41,7 @@ from graphmem.conversations import read_locomo  # noqa: E402
 from graphmem.datasets import resolve  # noqa: E402
 from graphmem.datasets.hotpotqa import read_hotpotqa  # noqa: E402
 from graphmem.evaluation.hotpot import as_conversation  # noqa: E402
-from graphmem.evaluation.locomo import questions_of  # noqa: E402
+from graphmem.evaluation.locomo import doc_source_ids, questions_of  # noqa: E402
 from graphmem.facade import GraphMemory  # noqa: E402
 from graphmem.retrievers import CombinedGraphMemoryRetriever  # noqa: E402
 from graphmem.retrievers.fusion import RRF_K, reciprocal_rank_fusion  # noqa: E402
@@ -57,24 +56,21 @@ SHIPPED = (RRF_K, 1.0)
 BOOTSTRAP = 2000
 
 
-def source_ids(docs: Sequence) -> list[str]:
-    """The distinct source ids of ``docs``, in order (what ``graphmem eval`` scores)."""
-    return list(dict.fromkeys(s for d in docs for s in d.metadata.get("source_ids") or []))
-
-
 def fetch_lists(tenant: GraphMemory, question: str, k: int) -> list[list]:
-    """Each memory's Documents for ``question`` as the combined retriever with ``k`` fetches them."""
+    """Each memory's Documents for ``question``, fetched as the combined retriever with ``k``
+    fetches them."""
     retriever = CombinedGraphMemoryRetriever(graph_memory=tenant, k=k, memories=MEMORIES)
     return [m.recall_documents(question, FETCH_FACTOR * k) for m in retriever.members()]
 
 
 def fused(lists: list[list], rrf_k: int, state_weight: float, k: int) -> list[str]:
-    return source_ids(reciprocal_rank_fusion(lists, k=rrf_k, weights=[state_weight, 1.0])[:k])
+    return doc_source_ids(reciprocal_rank_fusion(lists, k=rrf_k, weights=[state_weight, 1.0])[:k])
 
 
 def scores(rows: list[dict], k: int) -> dict:
     """``{"state"|"associative"|(rrf_k, w): per-question recall@k array}``."""
-    out: dict = {m: np.array([recall_at(source_ids(r["lists"][i][:k]), r["gold"], k) for r in rows])
+    out: dict = {m: np.array([recall_at(doc_source_ids(r["lists"][i][:k]), r["gold"], k)
+                              for r in rows])
                  for i, m in enumerate(MEMORIES)}
     for p in itertools.product(RRF_KS, STATE_WEIGHTS):
         out[p] = np.array([recall_at(fused(r["lists"], *p, k), r["gold"], k) for r in rows])

@@ -78,7 +78,9 @@ def questions_of(conv: Conversation, max_questions: int | None = None) -> tuple[
     return out[:max_questions], skipped
 
 
-def _doc_ids(docs: Sequence[Any]) -> list[str]:
+def doc_source_ids(docs: Sequence[Any]) -> list[str]:
+    """The distinct ``source_ids`` of LangChain Documents, in order (what ``combined`` is
+    scored on)."""
     return list(dict.fromkeys(s for d in docs for s in d.metadata.get("source_ids") or []))
 
 
@@ -100,7 +102,7 @@ def memory_rankings(tenant: GraphMemory, question: str, depth: int,
         recall_kwargs={m: dict(options) for m in ("state", "associative")} if options else {},
         memories=("state", "associative") if options else None)
     began = time.perf_counter()
-    ranked["combined"] = _doc_ids(retriever.invoke(question))
+    ranked["combined"] = doc_source_ids(retriever.invoke(question))
     ms["combined"] = (time.perf_counter() - began) * 1000
     return ranked, ms
 
