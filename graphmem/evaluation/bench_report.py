@@ -104,6 +104,16 @@ def bench_plots(report: dict[str, Any], out: Path, sizes: Sequence[int]) -> list
     return files
 
 
+def _write_breakdown(memory: str, writes: dict[str, Any]) -> str:
+    """One markdown line: where a memory's replayed write seconds go (median over the write
+    rounds of :func:`graphmem.evaluation.ingest_bench.write_rounds`), largest statement first."""
+    statements = sorted(writes["statement_seconds"].items(), key=lambda kv: -kv[1])
+    return (f"- {memory} write seconds by statement: "
+            + ", ".join(f"`{q}` {s:.3f}" for q, s in statements)
+            + f"; beyond the statements (begin, planning, commit with index updates) "
+              f"{writes['outside_statement_seconds']:.3f}")
+
+
 def bench_markdown(report: dict[str, Any]) -> str:
     """report.md of ``graphmem bench``."""
     from graphmem.evaluation import bench
@@ -147,6 +157,8 @@ def bench_markdown(report: dict[str, Any]) -> str:
                              " / ".join(str(x) for x in ing[m].get("write_rounds", {}).get("write_seconds", [])),
                              " / ".join(str(x) for x in ing[m].get("write_rounds", {}).get("raw_unwind_seconds", [])),
                              ing[m]["writes_vs_unwind"]] for m in ("state", "associative")]), ""]
+    parts += [_write_breakdown(m, ing[m].get("write_rounds", {})) for m in ("state", "associative")
+              if ing[m].get("write_rounds", {}).get("statement_seconds")] + [""]
     if report.get("history"):
         parts += ["## Long history (one topic chain, one cue)", "",
                   rpt.md_table(["memory", "size", "recall p50 ms", "recall p95 ms", "recall max ms",

@@ -98,9 +98,13 @@ def write_rounds(mem: GraphMemory, name: str, conv: Conversation, prefix: str,
     first; odd rounds: the raw reference first, as many nodes as the previous ingest created):
     neither side always follows the other's namespace deletion. Write seconds per round
     (database time of the ingest's transactions, waits excluded), raw seconds per round and the
-    median ratio."""
+    median ratio; where the write breaks down: ``statement_seconds`` (per query run inside the
+    ingest's transactions, the median over rounds) and ``outside_statement_seconds`` (the median
+    over rounds of write seconds beyond those statements: transaction begin, planning between
+    statements and commit, where Neo4j applies the vector and full-text index updates)."""
     scratch, raw_ns = f"{prefix}-replay-{name[:5]}", f"{prefix}-raw-{name[:5]}"
     writes, raws, ratios = [], [], []
+    statements: list[dict[str, float]] = []
     nodes = 0
     for round_no in range(WRITE_ROUNDS):
         unwind_s = None
@@ -112,11 +116,16 @@ def write_rounds(mem: GraphMemory, name: str, conv: Conversation, prefix: str,
         if unwind_s is None:
             unwind_s = _raw_unwind(mem, raw_ns, _raw_rows(raw_ns, conv, texts, vectors, nodes))
         writes.append(runner.seconds["write"])
+        statements.append(dict(runner.statement_seconds))
         raws.append(unwind_s)
         ratios.append(ratio(runner.seconds["write"], unwind_s))
     return {"write_seconds": [round(s, 3) for s in writes],
             "raw_unwind_seconds": [round(s, 3) for s in raws],
-            "ratios": ratios, "median_ratio": statistics.median(ratios)}
+            "ratios": ratios, "median_ratio": statistics.median(ratios),
+            "statement_seconds": {q: round(statistics.median(r.get(q, 0.0) for r in statements), 4)
+                                  for q in sorted({q for r in statements for q in r})},
+            "outside_statement_seconds": round(statistics.median(
+                w - sum(r.values()) for w, r in zip(writes, statements, strict=True)), 4)}
 
 
 def _raw_encode(embedder: Any, texts: list[str]) -> float:

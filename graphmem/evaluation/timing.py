@@ -21,7 +21,10 @@ class TimedRunner:
     """Wraps the facade's query runner (``GraphMemory.scoped(ns, wrap_runner=TimedRunner)``);
     ``seconds["read"|"write"]`` and ``calls`` add up per mode; ``seconds["wait"]`` is time inside
     a transaction the store marked as waiting for something else (:meth:`waiting`, e.g. the
-    encoder thread), which its mode does not count.
+    encoder thread), which its mode does not count. ``statement_seconds[name]`` adds up the
+    seconds of each registry query run inside a transaction (:meth:`run_in`: sent, executed and
+    its records read); a write transaction's seconds beyond its statements' are its begin, the
+    store's planning between statements and its commit (where Neo4j applies the index updates).
 
     Everything else is delegated, so memories and stores use it like the runner.
     """
@@ -30,6 +33,7 @@ class TimedRunner:
         self._runner = runner
         self.seconds: dict[str, float] = defaultdict(float)
         self.calls: dict[str, int] = defaultdict(int)
+        self.statement_seconds: dict[str, float] = defaultdict(float)
         self._waited = 0.0
 
     def __getattr__(self, name: str) -> Any:
@@ -70,6 +74,13 @@ class TimedRunner:
 
     def transaction(self, mode: str, work: Any, name: str | None = None) -> Any:
         return self._timed(mode, self._runner.transaction, mode, work, name)
+
+    def run_in(self, tx: Any, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        began = time.perf_counter()
+        try:
+            return self._runner.run_in(tx, name, **params)
+        finally:
+            self.statement_seconds[name] += time.perf_counter() - began
 
 
 class EmbedderProxy:

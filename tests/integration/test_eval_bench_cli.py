@@ -91,6 +91,14 @@ def test_bench_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, s
         assert ing[m]["ingest_vs_encode"] == sorted(rounds["ratios"])[1] > 0
         assert ing[m]["seconds"] in rounds["seconds"]  # the median round
         assert set(report["targets_check"][m]) >= {"ingest_vs_encode", "writes_vs_unwind", "growth_p50"}
+        writes = ing[m]["write_rounds"]
+        assert all(s > 0 for s in writes["statement_seconds"].values())
+        assert writes["outside_statement_seconds"] >= 0
+    assert {"state/merge_events", "state/write_states"} <= set(ing["state"]["write_rounds"]["statement_seconds"])
+    assert "associative/lock_timeline" in ing["associative"]["write_rounds"]["statement_seconds"]
+    markdown = (out / "report.md").read_text()
+    assert "- state write seconds by statement: `state/" in markdown
+    assert "- associative write seconds by statement: `associative/" in markdown
     for png in ("recall_latency_p50.png", "recall_latency_p95.png", "ingest_throughput.png"):
         assert (out / png).is_file()
     run_id = report["config"]["parameters"]["run_id"]
