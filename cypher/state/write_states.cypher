@@ -1,4 +1,4 @@
-// description: the net state evolution of a batch (computed by graphmem.state.evolution.plan_evidence under the topic locks; every edge created involves a new event or state): new States (SUPPORTED_BY their topic, EVIDENCED_BY their event), confirmations (EVIDENCED_BY, evidence_count), stored states closed (valid_to) or flagged (conflict), CURRENT_STATE / INITIAL_STATE moved (the topic's former edges of that type deleted, so exactly one remains), SEMANTIC_NEXT pairs unlinked and linked, CONFLICTS_WITH edges
+// description: the net state evolution of a batch (computed by graphmem.state.evolution.plan_evidence under the topic locks; every edge created involves a new event or state): new States (SUPPORTED_BY their topic, EVIDENCED_BY their event; a row without an embedding takes its event's: the vector of a state asserted by a turn is that turn's window vector, sent once with the event), confirmations (EVIDENCED_BY, evidence_count), stored states closed (valid_to) or flagged (conflict), CURRENT_STATE / INITIAL_STATE moved (the topic's former edges of that type deleted, so exactly one remains), SEMANTIC_NEXT pairs unlinked and linked, CONFLICTS_WITH edges; times (valid_from, valid_to) are ISO-8601 text (graphmem.timeparse.time_param)
 // params: namespace, states, stored, evidence, current, initial, unlink, link, conflicts
 // returns: created
 // mode: write
@@ -13,8 +13,8 @@ CALL () {
   CREATE (s:State {id: row.id})
   SET s.namespace = $namespace, s.conversation = row.conversation, s.content = row.content,
       s.value = row.value, s.condition = row.condition, s.subject = row.subject,
-      s.mutable = row.mutable, s.valid_from = row.valid_from, s.valid_to = row.valid_to,
-      s.embedding = row.embedding, s.conflict = row.conflict,
+      s.mutable = row.mutable, s.valid_from = datetime(row.valid_from), s.valid_to = datetime(row.valid_to),
+      s.embedding = coalesce(row.embedding, ev.embedding), s.conflict = row.conflict,
       s.evidence_count = row.evidence_count, s.topic_id = t.id, s.created_at = datetime(),
       s.session = row.session
   CREATE (s)-[:SUPPORTED_BY]->(t)
@@ -26,7 +26,7 @@ CALL () {
   MATCH (s:State {id: row.id})
   USING INDEX s:State(id)
   WHERE s.namespace = $namespace
-  SET s.valid_to = CASE WHEN row.set_valid_to THEN row.valid_to ELSE s.valid_to END,
+  SET s.valid_to = CASE WHEN row.set_valid_to THEN datetime(row.valid_to) ELSE s.valid_to END,
       s.conflict = CASE WHEN row.conflict THEN true ELSE s.conflict END,
       s.evidence_count = coalesce(s.evidence_count, 1) + row.added_evidence
 }

@@ -25,6 +25,7 @@ from graphmem.errors import EmptyTextError, InvalidInputError
 from graphmem.names import node_id
 from graphmem.retrieval import unit_rows
 from graphmem.retrieval.text import analyze
+from graphmem.timeparse import time_param
 
 logger = logging.getLogger(__name__)
 
@@ -191,7 +192,7 @@ def build_rows(episodes: list[EpisodeInput], extractor: Any, namespace: str,
         row = {key: value for key, value in unit.items() if key not in ("window_text", "embedding")}
         row.update(id=eid, text=e.content, speaker=e.speaker, source_id=e.source_id,
                    conversation_id=e.conversation_id, session=e.session, position=e.position,
-                   occurred_at=e.occurred_at.isoformat())
+                   occurred_at=time_param(e.occurred_at))
         episode_rows.append(row)
     timeline = [{"previous": a, "next": b} for a, b in zip(episode_ids, episode_ids[1:])]
     per_cue: dict[str, set[str]] = {}

@@ -23,6 +23,7 @@ from graphmem.evaluation.locomo import turn_text
 from graphmem.facade import GraphMemory
 from graphmem.names import node_id
 from graphmem.retrieval import unit_rows
+from graphmem.timeparse import time_param
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ class Filler:
         events, episodes = [], []
         for i, (t, c, text, v) in enumerate(zip(self.turns[:n], self.conv_ids[:n], texts, vecs, strict=True)):
             emb = v.tolist()
-            occurred = t.timestamp if isinstance(t.timestamp, datetime) else None
+            occurred = time_param(t.timestamp) if isinstance(t.timestamp, datetime) else None
             unit = {key: lexical[i][key] for key in ("lexical_terms", "lexical_length", "ns_token")}
             events.append({"id": node_id(ns, "bench-event", j, i), "conversation": c, "text": text,
                            "speaker": t.speaker, "source_ids": [t.source_id], "occurred_at": occurred,

@@ -37,6 +37,7 @@ from graphmem.evaluation.metrics import ratio
 from graphmem.evaluation.timing import ReplayEmbedder, TimedEmbedder, TimedRunner
 from graphmem.facade import GraphMemory
 from graphmem.names import node_id
+from graphmem.timeparse import time_param
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ def _raw_rows(namespace: str, conv: Conversation, texts: list[str], vectors: np.
     reps = int(np.ceil(nodes / len(texts)))
     return [{"id": node_id(namespace, "raw", r, i), "conversation": conv.id, "text": texts[i],
              "speaker": conv.turns[i].speaker, "source_ids": [conv.turns[i].source_id],
-             "occurred_at": conv.turns[i].timestamp, "embedding": vectors[i].tolist(),
+             "occurred_at": time_param(conv.turns[i].timestamp), "embedding": vectors[i].tolist(),
              "lexical_terms": None, "lexical_length": None, "ns_token": None}
             for r in range(reps) for i in range(len(texts))][:nodes]
 

@@ -133,7 +133,8 @@ class Batch:
         event_ids: the new events, in event-time order.
         topics: ``state/lock_topics`` rows, by id: every topic the batch touches; a new one with
             its properties (``conversation``, ``key``, ``name``, ``subject``, ``embedding``,
-            ``seq``).
+            ``seq``); ``embedding`` None when the topic takes the vector of the event that
+            founds it (that event's row has ``founds_topic`` True).
         lock_event_ids: the stored session neighbours the batch relinks (locked too).
         session_rows: ``{id, session, seq}`` per new event (``state/find_session_neighbours``);
             ``signature``: :func:`neighbour_signature` of what was read before the transaction;

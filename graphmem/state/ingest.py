@@ -41,6 +41,7 @@ from graphmem.state.evolution import Assertion
 from graphmem.state.models import Extraction
 from graphmem.state.related import StoredMatch, related_pairs
 from graphmem.state.topics import TopicAssigner, TopicRef, key_phrase
+from graphmem.timeparse import time_param
 
 if TYPE_CHECKING:
     from graphmem.state.memory import StateMemory
@@ -214,12 +215,14 @@ def prepare_batch(mem: StateMemory, conv: Conversation, turns: Sequence[Turn],
             emb = extra_vecs.get(x.topic_name or x.topic_key, vec) if llm_vectors and x.topic_key else vec
             topic = assigner.add(TopicRef(id=node_id(ns, "topic", conv.id, key), key=key,
                                           subject=x.subject, name=name, embedding=emb, new=True))
+            founds = emb is vec  # the event's own vector: merge_events copies it on the server
             topic_rows[topic.id] = {"id": topic.id, "conversation": conv.id, "key": key,
                                     "name": name, "subject": x.subject,
-                                    "embedding": [float(v) for v in emb],
+                                    "embedding": None if founds else [float(v) for v in emb],
                                     "seq": len(known) + founded}
             founded += 1
         else:
+            founds = False
             topic_rows.setdefault(topic.id, {"id": topic.id})
         topic_ids.append(topic.id)
         key = sort_key(turn, eid)
@@ -227,8 +230,8 @@ def prepare_batch(mem: StateMemory, conv: Conversation, turns: Sequence[Turn],
         batch.events.append({
             "id": eid, "conversation": conv.id, "text": turn.text, "speaker": turn.speaker,
             "subject": x.subject, "session": turn.session, "source_ids": [turn.source_id],
-            "occurred_at": turn.timestamp, "seq": turn.position, "sort_key": key,
-            "embedding": [float(v) for v in vec], "topic_id": topic.id,
+            "occurred_at": time_param(turn.timestamp), "seq": turn.position, "sort_key": key,
+            "embedding": [float(v) for v in vec], "topic_id": topic.id, "founds_topic": founds,
             **{k: unit[k] for k in ("lexical_text", "lexical_terms", "lexical_length", "ns_token",
                                     "is_cue", "is_smalltalk", "prev_id", "next_id")}})
         batch.chain.append(NewEvent(id=eid, topic_id=topic.id, sort_key=key))

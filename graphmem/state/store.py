@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from graphmem.graph.runner import QueryRunner
 from graphmem.memory import check_count
 from graphmem.names import node_id
@@ -14,6 +16,7 @@ from graphmem.state.batch import Batch, BatchResult, StaleBatch, neighbour_signa
 from graphmem.state.chain import Gap, plan_links
 from graphmem.state.evolution import EvidencePlan, KnownState, TopicSnapshot, plan_evidence
 from graphmem.state.models import StateItem
+from graphmem.timeparse import time_param
 
 logger = logging.getLogger(__name__)
 
@@ -63,10 +66,16 @@ def _add_prior(snap: TopicSnapshot, row: dict[str, Any]) -> None:
         snap.valid_from[row["next_id"]] = _dt(row["next_valid_from"])
 
 
-def _state_params(plan: EvidencePlan) -> dict[str, Any]:
-    """``state/write_states`` parameters of an :class:`EvidencePlan`."""
-    states = [{**row, "embedding": [float(x) for x in row["embedding"]]} for row in plan.new_states]
-    stored = [{"id": sid, "set_valid_to": "valid_to" in up, "valid_to": up.get("valid_to"),
+def _state_params(plan: EvidencePlan, window_vector_states: set[str]) -> dict[str, Any]:
+    """``state/write_states`` parameters of an :class:`EvidencePlan`. A state whose id is in
+    ``window_vector_states`` (its vector is its event's window vector:
+    ``Assertion.claim_vector`` False) is sent without one and takes its event's on the server,
+    so each vector crosses the wire once."""
+    states = [{**row, "embedding": None if row["id"] in window_vector_states
+               else np.asarray(row["embedding"], dtype=np.float64).tolist(),
+               "valid_from": time_param(row["valid_from"]), "valid_to": time_param(row.get("valid_to"))}
+              for row in plan.new_states]
+    stored = [{"id": sid, "set_valid_to": "valid_to" in up, "valid_to": time_param(up.get("valid_to")),
                "conflict": bool(up.get("conflict")), "added_evidence": int(up.get("added_evidence", 0))}
               for sid, up in plan.stored.items()]
     return {"states": states, "stored": stored, "evidence": [list(p) for p in plan.evidence],
@@ -192,7 +201,9 @@ class StateStore:
                 link=[list(p) for p in links.link], unfirst=[list(p) for p in links.unfirst],
                 first=[list(p) for p in links.first])
             if batch.assertions:
-                result.states = run("state/write_states", **_state_params(evolution))[0]["created"]
+                window = {a.state["id"] for a in batch.assertions if not a.claim_vector}
+                result.states = run("state/write_states",
+                                    **_state_params(evolution, window))[0]["created"]
             if batch.related:
                 result.related_edges = run("state/merge_related_events",
                                            pairs=batch.related)[0]["created"]

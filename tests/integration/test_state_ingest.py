@@ -225,3 +225,32 @@ def test_concurrent_batches_into_one_topic_and_session_lose_no_update(runner, em
     evidence = sum(1 for k, _, _ in rels if k == "EVIDENCED_BY")
     assert evidence == n == sum(s["evidence_count"] for s in states)
     assert sum(1 for k, _, _ in rels if k == "CURRENT_STATE") == 1
+
+
+def test_times_and_copied_vectors_are_stored_exactly(runner, embedder, tq, namespace):
+    """Times reach Neo4j as ISO-8601 text (graphmem.timeparse.time_param) and are stored as the
+    same instants with their own offsets, microseconds kept; the vector of a state a turn asserts
+    and of the topic a turn founds is its event's, copied on the server: exactly equal."""
+    zones = [timezone(timedelta(hours=2)), timezone(timedelta(hours=-8)), timezone.utc]
+    turns = [_structured(i).model_copy(update={"timestamp": (
+        T0 + timedelta(hours=i, microseconds=123457 * i)).astimezone(zones[i % 3])}) for i in range(6)]
+    conv = Conversation(id="c1", speakers=["Ann"], turns=turns)
+    report = StateMemory(runner, MemoEmbedder(embedder), namespace).ingest([conv])
+    assert report.created == {"Topic": 1, "Event": 6, "State": 6, "ConversationLock": 1}
+    nodes = {label: {r["id"]: r["props"] for r in tq.read("read_nodes", namespace=namespace, label=label)}
+             for label in ("Event", "State", "Topic")}
+    states = []
+    for turn in turns:
+        event = nodes["Event"][node_id(namespace, "event", "c1", turn.source_id)]
+        state = nodes["State"][node_id(namespace, "state", "c1", turn.source_id)]
+        for stored in (event["occurred_at"], state["valid_from"]):
+            assert stored.to_native() == turn.timestamp
+            assert stored.utcoffset() == turn.timestamp.utcoffset()
+        assert state["embedding"] == event["embedding"]
+        states.append(state)
+    assert [s["valid_to"].to_native() for s in states[:-1]] == [t.timestamp for t in turns[1:]]
+    assert states[-1].get("valid_to") is None
+    [topic] = nodes["Topic"].values()
+    first = nodes["Event"][node_id(namespace, "event", "c1", turns[0].source_id)]
+    assert topic["embedding"] == first["embedding"]
+    assert len(first["embedding"]) == embedder.dimension

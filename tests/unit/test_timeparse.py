@@ -4,13 +4,14 @@ refused with the field and the value named (never a guess, never today's date fi
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from graphmem.errors import InvalidInputError
-from graphmem.timeparse import AMBIGUOUS_ABBREVIATIONS, ZONE_ABBREVIATIONS, parse_timestamp
+from graphmem.timeparse import AMBIGUOUS_ABBREVIATIONS, ZONE_ABBREVIATIONS, parse_timestamp, time_param
 
 
 def tz(hours: float) -> timezone:
@@ -120,3 +121,25 @@ def test_locomo_round_trip(moment) -> None:
     text = f"{hour}:{moment.minute:02d} {'pm' if moment.hour >= 12 else 'am'} on " \
            f"{moment.day} {moment.strftime('%B')}, {moment.year}"
     assert parse_timestamp(text, field="f", default_tz=UTC) == moment.replace(tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("moment", "text"), [
+    (datetime(2023, 5, 8, 13, 56, tzinfo=UTC), "2023-05-08T13:56:00+00:00"),
+    (datetime(2023, 5, 8, 13, 56, 0, 123456, tzinfo=tz(-8)), "2023-05-08T13:56:00.123456-08:00"),
+    (datetime(2023, 5, 8, 13, 56, tzinfo=ZoneInfo("Europe/Paris")),
+     "2023-05-08T13:56:00+02:00[Europe/Paris]"),
+    (None, None),
+])
+def test_time_param_is_iso_text_with_the_zone(moment, text) -> None:
+    assert time_param(moment) == text
+
+
+@given(aware)
+def test_time_param_round_trips_through_the_parser(moment) -> None:
+    got = parse_timestamp(time_param(moment), field="f")
+    assert got == moment and got.utcoffset() == moment.utcoffset()
+
+
+def test_time_param_refuses_a_naive_time() -> None:
+    with pytest.raises(InvalidInputError, match="2023-05-08T13:56:00.*no time zone"):
+        time_param(datetime(2023, 5, 8, 13, 56))
