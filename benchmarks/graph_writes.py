@@ -19,7 +19,6 @@ To compare two releases on one machine, run it from each checkout in turn, alter
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import uuid
@@ -28,9 +27,8 @@ from graphmem.progress import quiet_model_loading
 
 quiet_model_loading()  # before anything imports transformers
 
-from graphmem.cli.eval import set_torch_threads  # noqa: E402
-from graphmem.conversations import read_locomo  # noqa: E402
-from graphmem.datasets import resolve  # noqa: E402
+from locomo_args import conversations, parser  # noqa: E402
+
 from graphmem.evaluation import ingest_bench  # noqa: E402
 from graphmem.evaluation.locomo import turn_text  # noqa: E402
 from graphmem.evaluation.timing import ReplayEmbedder  # noqa: E402
@@ -40,20 +38,14 @@ MEMORIES = ("state", "associative")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=None, help="datasets folder (default: bundled sample)")
-    parser.add_argument("--conversation", type=int, default=0, help="index of the timed conversation")
-    parser.add_argument("--rounds", type=int, default=ingest_bench.WRITE_ROUNDS)
-    parser.add_argument("--memory", choices=MEMORIES, action="append",
-                        help="memory to measure (repeatable; default: both)")
-    parser.add_argument("--torch-threads", type=int, default=1, help="0 = torch default")
-    args = parser.parse_args()
+    options = parser(__doc__.splitlines()[0], rounds=ingest_bench.WRITE_ROUNDS)
+    options.add_argument("--memory", choices=MEMORIES, action="append",
+                         help="memory to measure (repeatable; default: both)")
+    args = options.parse_args()
     if args.rounds < 1:
-        parser.error(f"--rounds must be at least 1, got {args.rounds}")
-    set_torch_threads(args.torch_threads)
+        options.error(f"--rounds must be at least 1, got {args.rounds}")
     ingest_bench.WRITE_ROUNDS = args.rounds
-    convs = read_locomo(resolve("locomo", args.data, full=args.data is not None))
-    conv, warm_conv = convs[args.conversation], convs[(args.conversation + 1) % len(convs)]
+    conv, warm_conv = conversations(args)
     prefix = f"graph-writes-{uuid.uuid4().hex[:8]}"
     out: dict = {"conversation": conv.id, "turns": len(conv.turns), "rounds": args.rounds}
     with GraphMemory.from_settings(migrate=True) as mem:

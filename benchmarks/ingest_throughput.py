@@ -15,7 +15,6 @@ To compare two releases on one machine, run it from each checkout in turn, alter
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import time
@@ -24,9 +23,8 @@ from graphmem.progress import quiet_model_loading
 
 quiet_model_loading()  # before anything imports transformers
 
-from graphmem.cli.eval import set_torch_threads  # noqa: E402
-from graphmem.conversations import read_locomo  # noqa: E402
-from graphmem.datasets import resolve  # noqa: E402
+from locomo_args import conversations, parser  # noqa: E402
+
 from graphmem.evaluation.locomo import turn_text  # noqa: E402
 from graphmem.facade import GraphMemory  # noqa: E402
 
@@ -34,16 +32,10 @@ MEMORIES = ("state", "associative")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=None, help="datasets folder (default: bundled sample)")
-    parser.add_argument("--conversation", type=int, default=0, help="index of the timed conversation")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--torch-threads", type=int, default=1, help="0 = torch default")
-    parser.add_argument("--namespace", default="ingest-throughput")
-    args = parser.parse_args()
-    set_torch_threads(args.torch_threads)
-    convs = read_locomo(resolve("locomo", args.data, full=args.data is not None))
-    conv, warm_conv = convs[args.conversation], convs[(args.conversation + 1) % len(convs)]
+    options = parser(__doc__.splitlines()[0], rounds=3)
+    options.add_argument("--namespace", default="ingest-throughput")
+    args = options.parse_args()
+    conv, warm_conv = conversations(args)
     mem = GraphMemory.from_settings(migrate=True)
     texts = [turn_text(t) for t in conv.turns]
     mem.embedder.embed_documents(texts[:8])  # load the model

@@ -174,9 +174,6 @@ def parse_timestamp(value: object, *, field: str, default_tz: tzinfo | None = No
     return _zone(first, field, value, default_tz)
 
 
-__all__ = ["AMBIGUOUS_ABBREVIATIONS", "ZONE_ABBREVIATIONS", "parse_timestamp"]
-
-
 def time_param(value: datetime | None) -> str | None:
     """An aware datetime as a Cypher parameter: ISO-8601 text (with the zone id in brackets when
     the time zone is a named one, ``zoneinfo`` or ``pytz``) that the query turns back into the
@@ -196,3 +193,6 @@ def time_param(value: datetime | None) -> str | None:
                                 "instants; give it one (e.g. parse_timestamp(..., default_tz=...))")
     name = getattr(zone, "key", None) or getattr(zone, "zone", None)
     return f"{value.isoformat()}[{name}]" if isinstance(name, str) and name else value.isoformat()
+
+
+__all__ = ["AMBIGUOUS_ABBREVIATIONS", "ZONE_ABBREVIATIONS", "parse_timestamp", "time_param"]
