@@ -1,8 +1,8 @@
 """The main job: real data into all four memories on one Neo4j, then recalls with provenance.
 
-Steps (each timed): Neo4j (``NEO4J_URI`` or the local launcher) → migrate → a fresh ``demo``
-namespace → one LoCoMo conversation into state and associative memory → a ScienceWorld slice
-into experience memory (explorations from the real simulator when the ``scienceworld`` extra is
+Steps (each timed): Neo4j (``NEO4J_URI`` or the local launcher) → migrate → the ``demo``
+namespace (emptied first only when asked: ``reset``, ``graphmem demo --reset``) → one LoCoMo
+conversation into state and associative memory → a ScienceWorld slice into experience memory (explorations from the real simulator when the ``scienceworld`` extra is
 installed, else gold trajectories only) → insight feedback replayed on FEVER claims → recalls of
 each kind as tables → where to look in Neo4j Browser.
 
@@ -87,6 +87,8 @@ def run_demo(
     fever_claims: int = 40,
     console: Console | None = None,
     quick: bool = False,
+    reset: bool = False,
+    confirm: Callable[[str, int], bool] | None = None,
 ) -> dict[str, Any]:
     """Run the demo end to end; returns a JSON-able summary (timings, counts, LLM calls).
 
@@ -94,7 +96,8 @@ def run_demo(
         data: a folder with the full datasets (``locomo/``, ``scienceworld/``, ``fever/``);
             None: ``GRAPHMEM_DATA`` if set, else the bundled samples. A dataset missing from the
             folder falls back to its bundled sample (with a warning).
-        namespace: tenant scope; deleted and rebuilt, so the demo is repeatable.
+        namespace: tenant scope. What it holds is kept unless ``reset``: the demo's inputs
+            that are stored already are skipped (re-ingesting creates nothing new).
         locomo: a LoCoMo-format file (default: the resolved ``locomo`` dataset).
         conversation_index: which conversation of the file to ingest.
         science_tasks: ScienceWorld train tasks for experience memory.
@@ -102,6 +105,13 @@ def run_demo(
         quick: the bounded demo (:data:`QUICK`: the first 60 turns, 6 ScienceWorld tasks from
             gold trajectories only, no simulator, 12 FEVER claims, one recall per memory);
             overrides ``science_tasks`` and ``fever_claims``.
+        reset: delete every node of ``namespace`` before the demo writes (see
+            :func:`reset_namespace`; ``confirm`` may decline or abort).
+        confirm: ``confirm(namespace, nodes) -> bool``, asked before a reset deletes anything
+            (the CLI prompts in a terminal); None: no question.
+    Returns:
+        ``{"namespace", "quick", "timings": {step: s}, "nodes": {label: n},
+        "relationships": {type: n}, "llm_calls", "recalls": [...]}``.
     Raises:
         ConfigurationError: the LoCoMo file is missing (the message says where to get it).
         DataNotFoundError: the data folder does not exist.
@@ -132,9 +142,14 @@ def run_demo(
         console.print(f"Neo4j {version['version']} {version['edition']} at {where}")
         mem.embedder.embed_query("warm up")
         console.print(f"{settings.embedding_model}: {mem.embedder.dimension} dimensions")
-    with timings.step(console, f"Fresh namespace {namespace!r}"):
-        deleted = mem.delete_namespace()
-        console.print(f"removed {deleted} node(s) of an earlier run")
+    with timings.step(console, f"Namespace {namespace!r}"):
+        if reset:
+            reset_namespace(mem, console, confirm)
+        else:
+            held = _held(mem)
+            console.print(f"namespace {namespace!r} holds {held} node(s); they are kept"
+                          + (" (what the demo would write again is skipped; graphmem demo "
+                             "--reset empties the namespace first)" if held else ""))
 
     conversations = read_conversations(locomo)
     conversation = conversations[conversation_index]
@@ -183,16 +198,48 @@ def run_demo(
             recalls.append(_show_insight(console, mem, claim))
 
     counts = {label: n for per in mem.counts().values() for label, n in per.items() if n}
+    relationships = {kind: n for per in mem.relationship_counts().values()
+                     for kind, n in per.items() if n}
     from graphmem.llm import LLMUsage
 
     usage = LLMUsage()
     for memory in mem.memories().values():
         usage.merge(memory.llm_usage)
     llm_calls = usage.calls
-    _summary(console, timings, counts, llm_calls, namespace, settings, neo4j_settings, local)
+    _summary(console, timings, {"nodes": counts, "relationships": relationships}, llm_calls,
+             namespace, settings, neo4j_settings, local)
     mem.close()
     return {"namespace": namespace, "quick": quick, "timings": dict(timings.steps), "nodes": counts,
-            "llm_calls": llm_calls, "recalls": recalls}
+            "relationships": relationships, "llm_calls": llm_calls, "recalls": recalls}
+
+
+def _held(mem: Any) -> int:
+    """Nodes of every memory in ``mem``'s namespace."""
+    return sum(n for per in mem.counts().values() for n in per.values())
+
+
+def reset_namespace(mem: Any, console: Console,
+                    confirm: Callable[[str, int], bool] | None = None) -> int:
+    """Delete every node of ``mem``'s namespace (what ``--reset`` asks for), after
+    ``confirm(namespace, nodes)`` says yes (None: no question). An empty namespace, or a
+    ``confirm`` that says no, deletes nothing; ``confirm`` may also raise to stop the caller.
+
+    Returns:
+        The number of nodes deleted.
+    Raises:
+        DatabaseError subclasses; whatever ``confirm`` raises.
+    """
+    held = _held(mem)
+    if not held:
+        console.print(f"namespace {mem.namespace!r} is empty")
+        return 0
+    if confirm is not None and not confirm(mem.namespace, held):
+        console.print(f"namespace {mem.namespace!r} kept ({held} node(s))")
+        return 0
+    deleted = mem.delete_namespace()
+    logger.info("reset namespace %r: %d nodes deleted", mem.namespace, deleted)
+    console.print(f"removed {deleted} node(s) of namespace {mem.namespace!r}")
+    return deleted
 
 
 def _data_line(data: Path | None, quick: bool) -> str:
@@ -324,17 +371,25 @@ def _show_insight(console: Console, mem: Any, claim: str) -> dict[str, Any]:
     return _show(console, result, ms)
 
 
-def _summary(console: Console, timings: Timings, counts: dict[str, int], llm_calls: int,
-             namespace: str, settings: Any, neo4j_settings: Any, local: Any = None) -> None:
+def _summary(console: Console, timings: Timings, counts: dict[str, dict[str, int]],
+             llm_calls: int, namespace: str, settings: Any, neo4j_settings: Any,
+             local: Any = None) -> None:
+    """Timings, then nodes by label and relationships by type (``counts["nodes"]``,
+    ``counts["relationships"]``) in two tables, LLM calls and where to look in Browser."""
     table = _table("timings", "step", "seconds")
     for name, seconds in timings.steps:
         table.add_row(name, f"{seconds:.1f}")
     table.add_row("[bold]total", f"[bold]{sum(s for _, s in timings.steps):.1f}")
     console.print(table)
     nodes = _table(f"nodes in namespace {namespace!r}", "label", "nodes")
-    for label, n in sorted(counts.items()):
+    for label, n in sorted(counts["nodes"].items()):
         nodes.add_row(label, str(n))
     console.print(nodes)
+    relationships = _table(f"relationships in namespace {namespace!r}", "type",
+                           "relationships")
+    for kind, n in sorted(counts["relationships"].items()):
+        relationships.add_row(kind, str(n))
+    console.print(relationships)
     path = "heuristic controllers and extractors" if llm_calls == 0 else "LLM"
     console.print(f"LLM calls: {llm_calls} ({path})")
     bolt_port = local.bolt_port if local and local.bolt_port else settings.bolt_port

@@ -14,7 +14,8 @@ produces valid decisions, not necessarily good ones. A step whose model reply st
 the retry is shown as failed (its ``ControllerError``); nothing of it is written.
 
 Run standalone against the configured Neo4j (``NEO4J_URI`` or the local launcher) with the
-packaged local model: ``python -m graphmem.demo_llm``.
+packaged local model: ``python -m graphmem.demo_llm [--reset]`` (namespace ``demo-llm``; what it
+holds is kept unless ``--reset`` is given, which asks first in a terminal).
 """
 
 from __future__ import annotations
@@ -126,7 +127,8 @@ def run_llm_demo(mem: Any, console: Console, *, llm: Any | None = None,
     Returns:
         ``{"rows": [{"step", "operation", "calls", "input_tokens", "output_tokens",
         "seconds", "error"}], "calls", "input_tokens", "output_tokens", "seconds",
-        "load_seconds", "tokens_per_second", "counts": {memory: {label: n}}}``;
+        "load_seconds", "tokens_per_second", "counts": {memory: {label: n}},
+        "relationships": {memory: {type: n}}}``;
         ``tokens_per_second`` is output tokens over the seconds of all steps (prompt
         processing, embedding and Neo4j included).
     Raises:
@@ -167,6 +169,7 @@ def run_llm_demo(mem: Any, console: Console, *, llm: Any | None = None,
                                                 k=1, tau=-1.0).llm_usage)
     summary = _summarise(rows, load_seconds)
     summary["counts"] = {name: m.counts() for name, m in memories.items()}
+    summary["relationships"] = {name: m.relationship_counts() for name, m in memories.items()}
     _print(console, summary)
     return summary
 
@@ -208,17 +211,45 @@ def _print(console: Console, summary: dict[str, Any]) -> None:
         console.print(f"model loaded in {summary['load_seconds']:.2f} s")
 
 
-def main() -> None:
-    """``python -m graphmem.demo_llm``: the LLM demo in a fresh ``demo-llm`` namespace of the
-    configured Neo4j (``NEO4J_URI``, else the local launcher), with the packaged local model."""
+#: The LLM demo's own namespace (the heuristic demo's is ``demo``).
+NAMESPACE = "demo-llm"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m graphmem.demo_llm [--reset] [--namespace NS]``: the LLM demo in the
+    ``demo-llm`` namespace of the configured Neo4j (``NEO4J_URI``, else the local launcher),
+    with the packaged local model, loaded before anything is written. ``--reset`` empties the
+    namespace first, after a yes in a terminal.
+
+    Raises:
+        ConfigurationError: the ``local-llm`` extra is missing (nothing written).
+    """
+    import argparse
+    import sys
+
+    from graphmem.demo import reset_namespace
     from graphmem.facade import GraphMemory
 
+    parser = argparse.ArgumentParser(prog="python -m graphmem.demo_llm")
+    parser.add_argument("--namespace", default=NAMESPACE)
+    parser.add_argument("--reset", action="store_true",
+                        help="delete every node of the namespace first (asks in a terminal)")
+    args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     console = Console()
-    mem = GraphMemory.from_settings(namespace="demo-llm", migrate=True)
+    with console.status("Loading the local model"):
+        model = demo_model()
+    mem = GraphMemory.from_settings(namespace=args.namespace, migrate=True)
     try:
-        mem.delete_namespace()
-        run_llm_demo(mem, console)
+        if args.reset:
+            def ask(namespace: str, nodes: int) -> bool:
+                if not sys.stdin.isatty():
+                    return True
+                reply = input(f"Delete all {nodes} nodes of namespace {namespace!r}? [y/N] ")
+                return reply.strip().lower() in ("y", "yes")
+
+            reset_namespace(mem, console, ask)
+        run_llm_demo(mem, console, llm=model)
     finally:
         mem.close()
 

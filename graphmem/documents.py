@@ -12,21 +12,27 @@ an LLM should read), ``id`` (the node id) and the same metadata keys whatever th
 - ``source_ids``: the item's upstream ids; ``path``: its graph path (list of step dicts)
 - ``provenance``: memory-specific facts (query ids and s / c of an insight, task ids of a task,
   ``dia_ids`` and validity of a state, ``dia_ids`` and path of an associative item)
-- ``fusion_key``: what a combined retriever fuses on — the node id, except for a raw
-  conversation turn (state Event, associative Episode), where it is :func:`turn_key`, so the
-  same turn found by two memories counts as one document
+- ``fusion_key``: what a combined retriever fuses on. One rule (:func:`conversation_fusion_key`):
+  an item that rests on one conversation turn (a state Event, an associative Episode or semantic
+  unit, a State asserted by one turn) fuses on that turn, :func:`turn_key` of its conversation
+  and source message id; a State resting on several turns fuses on the evidence turn it stands
+  in for in its memory's ranking, if any; every other item on its node id. So one turn found
+  by several memories, or as several items of one memory, counts as one document
+- ``validity`` (items that carry a state judgement, else absent): ``{"topic_id", "state_id",
+  "current", "valid_from", "valid_to", "conflict"}`` of the state the item is or is evidence of
+  (``current``: its topic's current state; ``valid_to``: when a later state replaced it), so a
+  fusion can keep a superseded state below the state that replaced it
 
 Values are JSON types only (datetimes as ISO 8601 strings).
 """
 
 from __future__ import annotations
 
+import json
 import logging
-import hashlib
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
-
-from graphmem.text import normalise_for_matching
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -46,15 +52,25 @@ def dedupe(ids: list[str | None]) -> list[str]:
     return list(dict.fromkeys(i for i in ids if i))
 
 
-def turn_key(source_ids: list[str], text: str) -> str:
-    """Fusion key of what one or more conversation turns say:
-    ``turn:<sorted source ids joined by |>:<sha1(normalised text)[:16]>``, the text through
-    :func:`graphmem.text.normalise_for_matching` (so case, Unicode form and spacing do not
-    matter). An Event, an Episode of the same turn and a State with the same text on the same
-    turns share it."""
-    digest = hashlib.sha1(normalise_for_matching(text).encode("utf-8", "surrogatepass")
-                          ).hexdigest()[:16]
-    return f"turn:{'|'.join(sorted(source_ids))}:{digest}"
+def turn_key(source_id: str, conversation: str | None = None) -> str:
+    """Fusion key of one conversation turn: ``turn:["<conversation>", "<source id>"]`` (JSON of
+    the pair, so no id can run into the other; source ids are unique within a conversation, not
+    across conversations). Every document resting on that turn shares it, whatever its memory
+    and text."""
+    return "turn:" + json.dumps([conversation or "", str(source_id)], ensure_ascii=False)
+
+
+def conversation_fusion_key(source_ids: Sequence[str], conversation: str | None,
+                            anchor_ids: Sequence[str] | None = None) -> str | None:
+    """The fusion key of a conversation item (see the module docstring): :func:`turn_key` of the
+    one turn ``source_ids`` name (repeats ignored); when they name several, of the one turn
+    ``anchor_ids`` name (the evidence turn the item stands in for); else None (the caller uses
+    the node id)."""
+    for ids in (source_ids, anchor_ids or ()):
+        unique = dedupe(list(ids))
+        if len(unique) == 1:
+            return turn_key(unique[0], conversation)
+    return None
 
 
 def item_document(item: RecallItem, namespace: str, rank: int, node_ids: list[str | None],

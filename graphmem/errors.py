@@ -17,6 +17,8 @@
     ├── ControllerError               an LLM controller/extractor gave invalid output twice
     ├── LauncherError                 the local Neo4j launcher could not be built or started
     └── DatabaseError                 a Neo4j error, translated (``__cause__`` keeps the original)
+        ├── PartialWriteError         a write failed in one memory after others committed it
+        │                             (names both; carries what to re-send to complete it)
         ├── ServiceUnavailableError   the server cannot be reached
         ├── AuthenticationError       credentials were refused
         ├── ConstraintViolationError  a uniqueness constraint was violated
@@ -88,6 +90,40 @@ class LauncherError(GraphmemError):
 
 class DatabaseError(GraphmemError):
     """A Neo4j error, translated; ``__cause__`` is the driver's exception."""
+
+
+class PartialWriteError(DatabaseError):
+    """A multi-memory write failed in one memory after the memories before it committed.
+
+    Input is validated for every memory before the first write, so only the database (or the
+    process) can fail here. Re-sending :attr:`messages` with the same ``conversation_id`` /
+    ``session_id`` completes the write: each memory skips the message ids it already holds.
+
+    Attributes:
+        stored: memories that hold the messages (committed before the failure).
+        missing: memories that do not (the failed one first, then those not tried).
+        failed: the memory whose write failed.
+        messages: the messages with their final ids and timestamps (``graphmem.agent.Message``
+            objects), to pass back to ``GraphMemory.add`` (empty for a feedback).
+        conversation_id, session_id: where they were written (None for a feedback).
+        trajectory: for ``GraphMemory.feedback`` whose insight part committed and whose
+            experience write failed, the built experience ``Trajectory``:
+            ``mem.experience.ingest([err.trajectory])`` completes it (None otherwise).
+
+    ``__cause__`` is the original error.
+    """
+
+    def __init__(self, message: str, *, stored: list[str], missing: list[str],
+                 messages: list | tuple = (), conversation_id: str | None = None,
+                 session_id: str | None = None, trajectory: object = None) -> None:
+        super().__init__(message)
+        self.stored = list(stored)
+        self.missing = list(missing)
+        self.failed = self.missing[0] if self.missing else None
+        self.messages = list(messages)
+        self.conversation_id = conversation_id
+        self.session_id = session_id
+        self.trajectory = trajectory
 
 
 class ServiceUnavailableError(DatabaseError):

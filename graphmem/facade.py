@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from graphmem.embeddings import Embedder, ValidatingEmbedder
@@ -26,6 +27,7 @@ from graphmem.names import validate_namespace
 
 if TYPE_CHECKING:
     from graphmem.agent import FusedItem, TaskFeedback
+    from graphmem.conversations import StoredMessage
     from graphmem.associative import AssociativeMemory
     from graphmem.experience import ExperienceMemory
     from graphmem.insight import InsightMemory
@@ -152,8 +154,22 @@ class GraphMemory:
             are missing (a missing one takes the previous message's time). Idempotent per
             message ``id``: re-adding stored ids creates nothing; a message without an id gets
             one derived from its arrival, so give ids when you may re-send messages.
+
+        Limits (every field of every message checked for every target memory before the
+        first write): ``role``, ``id``, ``conversation_id`` and ``session_id`` at most
+        ``graphmem.names.MAX_KEY_BYTES`` (1 024) UTF-8 bytes, ``content`` non-blank and at most
+        ``graphmem.validation.MAX_TEXT_CHARS`` (100 000) characters, ids unique in a call.
+
+        All-or-nothing across memories: a bad input writes nothing. When a memory fails after
+        the ones before it committed (the database, the LLM), :class:`~graphmem.errors.PartialWriteError` says
+        which memories hold the messages (``err.stored``) and which do not (``err.missing``),
+        keeps the failure as ``__cause__``, and carries the messages with their final ids and
+        timestamps: ``mem.add(err.messages, conversation_id=err.conversation_id,
+        session_id=err.session_id, memories=...)`` completes the write (each memory skips the
+        ids it already holds).
         Raises:
-            InvalidInputError / EmptyTextError (before anything is written), ControllerError,
+            InvalidInputError / EmptyTextError (before anything is written, naming the message
+            index and field), PartialWriteError, and when nothing was stored ControllerError or
             DatabaseError subclasses.
         """
         from graphmem.agent import add_messages
@@ -162,24 +178,31 @@ class GraphMemory:
                             session_id=session_id, memories=memories)
 
     def recall(self, query: str, k: int = 10, *,
-               memories: Sequence[str] | None = None) -> RecallResult[FusedItem]:
+               memories: Sequence[str] | None = None, since: datetime | None = None,
+               until: datetime | None = None) -> RecallResult[FusedItem]:
         """The ``k`` best items for ``query`` over several memories, fused by reciprocal rank
         fusion (each memory asked for 3·k items; the same conversation turn found by two
         memories is one item).
 
         Args:
             query: the question (non-empty). k: items returned (1..200).
-            memories: which memories (default: those holding data in this namespace).
+            memories: which memories (default: those holding data in this namespace); an
+                empty list is refused.
+            since, until: the half-open window ``since <= t < until`` (time-zone-aware
+                datetimes; either may be None: open), passed to every memory's recall: events
+                and episodes by when they occurred, states by ``valid_from``, insights and
+                tasks by when they were recorded (``created_at``).
         Returns:
             :class:`~graphmem.memory.RecallResult` of :class:`graphmem.agent.FusedItem`: each
             item's ``memory`` and ``path`` come from its best-ranked occurrence, ``memories`` /
             ``ranks`` list every memory that found it, ``score`` is the RRF score.
         Raises:
-            EmptyTextError, InvalidInputError (k, unknown memory), the memories' own errors.
+            EmptyTextError, InvalidInputError (k, unknown memory, a naive ``since`` / ``until``
+            or ``since >= until``), the memories' own errors.
         """
         from graphmem.agent import fused_recall
 
-        return fused_recall(self, query, k, memories=memories)
+        return fused_recall(self, query, k, memories=memories, since=since, until=until)
 
     def feedback(self, task: str, status: str, *, trajectory: Any = None,
                  retrieved: Sequence[Any] | None = None) -> TaskFeedback:
@@ -191,8 +214,11 @@ class GraphMemory:
             task: the task text. status: ``"resolved"`` or ``"failed"``.
             retrieved: insight ids or recall items used for the task (None: insight memory
                 recalls them itself).
+        Limits: ``task``, each action (``graphmem.validation.MAX_ACTION_CHARS``) and each
+        observation at most ``graphmem.validation.MAX_TEXT_CHARS`` (100 000) characters.
         Raises:
-            EmptyTextError, InvalidInputError, TrajectoryError (before anything is written).
+            EmptyTextError, InvalidInputError, TrajectoryError (before anything is written,
+            naming the bad value; never a raw pydantic error).
         """
         from graphmem.agent import record_feedback
 
@@ -211,11 +237,15 @@ class GraphMemory:
         return await asyncio.to_thread(lambda: self.feedback(task, status, **options))
 
     def messages(self, conversation_id: str = "default", *, limit: int = 10_000,
-                 skip: int = 0) -> list[dict[str, Any]]:
-        """The stored messages of a conversation in conversation order (state memory's
-        events: ``id``, ``text``, ``speaker``, ``session``, ``source_ids``, ``occurred_at``,
-        ``seq``), at most ``limit`` from ``skip``.
+                 skip: int = 0) -> list[StoredMessage]:
+        """The stored messages of a conversation in conversation order (event time, then
+        arrival), at most ``limit`` from ``skip``, read from state memory's events.
 
+        Returns:
+            :class:`graphmem.conversations.StoredMessage` s: ``id`` (the caller's message id),
+            ``role``, ``content``, ``timestamp`` (aware ``datetime``), ``conversation_id``,
+            ``session_id`` and ``message_json`` (the full serialised message when it was added
+            with one, else None).
         Raises:
             InvalidInputError: limit / skip out of range.
         """
@@ -223,8 +253,11 @@ class GraphMemory:
             raise InvalidInputError(f"limit must be a positive integer, got {limit!r}")
         if isinstance(skip, bool) or not isinstance(skip, int) or skip < 0:
             raise InvalidInputError(f"skip must be a non-negative integer, got {skip!r}")
-        return self.runner.read("state/conversation_events", namespace=self.namespace,
+        from graphmem.conversations import StoredMessage
+
+        rows = self.runner.read("state/conversation_events", namespace=self.namespace,
                                 conversation=conversation_id, skip=skip, limit=limit)
+        return [StoredMessage.from_row(row, conversation_id) for row in rows]
 
     # -- tenants ------------------------------------------------------------------------------
 
@@ -259,8 +292,14 @@ class GraphMemory:
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Node counts of this namespace per memory, ``{memory: {label: n}}`` (each memory's
-        own :meth:`~graphmem.memory.Memory.counts`)."""
+        own :meth:`~graphmem.memory.Memory.counts`; nodes only)."""
         return {name: memory.counts() for name, memory in self.memories().items()}
+
+    def relationship_counts(self) -> dict[str, dict[str, int]]:
+        """Relationship counts of this namespace per memory, ``{memory: {type: n}}`` (each
+        memory's own :meth:`~graphmem.memory.Memory.relationship_counts`: both ends in the
+        namespace, types without any left out)."""
+        return {name: memory.relationship_counts() for name, memory in self.memories().items()}
 
     def query(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         """Run the named Cypher query ``name`` (a registry name such as ``"bench/count_units"``)

@@ -6,14 +6,20 @@ Tools (one namespace per server, fixed at start):
 
 - ``remember(content, role="user", message_id=None, conversation_id="default", timestamp=None)``:
   store one message (state and associative memory); idempotent per ``message_id``;
-- ``recall(query, k=5)``: the fused recall over the memories holding data;
-- ``recall_state(query, k=5)``: state memory only (current / past states with validity);
+- ``recall(query, k=5, since=None, until=None)``: the fused recall over the memories holding
+  data; ``since`` / ``until`` are ISO 8601 text with an offset (read by
+  :func:`graphmem.timeparse.parse_timestamp`), the half-open window ``since <= t < until``;
+- ``recall_state(query, k=5, since=None, until=None)``: state memory only (current / past
+  states with validity), same window;
 - ``feedback(task, status, trajectory=None)``: a task's outcome (``resolved`` / ``failed``) and
   optionally its actions;
 - ``recall_experience(task, k=3)``: past tasks similar to ``task`` with their decisions.
 
 Every result is a JSON object. Bad input and graphmem's typed errors come back as MCP tool
-errors carrying the message. The facade (Neo4j connection and embedding model) is opened on
+errors carrying the message (``"<ErrorType>: <what is wrong and what to do>"``, never pydantic's
+links). Arguments are checked strictly against each tool's input schema before the tool runs: an
+unknown argument, a missing one, or a value of the wrong JSON type (``k=true``, ``k="5"``) is
+refused naming the argument (:func:`check_arguments`). The facade (Neo4j connection and embedding model) is opened on
 the first call and kept for the server's life.
 """
 
@@ -25,8 +31,12 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
-from graphmem.errors import ConfigurationError, GraphmemError
+from pydantic import ValidationError as PydanticValidationError
+
+from graphmem.errors import ConfigurationError, GraphmemError, InvalidInputError
 from graphmem.names import validate_namespace
+from graphmem.timeparse import check_window
+from graphmem.validation import describe_validation_error
 
 if TYPE_CHECKING:
     from graphmem.facade import GraphMemory
@@ -35,6 +45,9 @@ logger = logging.getLogger(__name__)
 
 #: The tools the server exposes.
 TOOL_NAMES = ("remember", "recall", "recall_state", "feedback", "recall_experience")
+#: What the recall tools say of their time window.
+WINDOW_HELP = ("since / until: ISO 8601 times with an offset (e.g. 2023-01-01T00:00:00Z), "
+               "optional: only items with since <= time < until.")
 
 
 def _sdk() -> tuple[type, type[Exception]]:
@@ -52,6 +65,65 @@ def _sdk() -> tuple[type, type[Exception]]:
     except ImportError as exc:
         raise ConfigurationError("the MCP server needs the 'mcp' package: "
                                  "pip install 'graphmem[mcp]'") from exc
+
+
+def _describe_json(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_arguments(tool: str, arguments: dict[str, Any], schema: dict[str, Any]) -> None:
+    """Refuse tool arguments that do not match ``schema`` (the tool's published JSON input
+    schema) strictly: no unknown argument, every required one, JSON types exact (a boolean is
+    not a number, a string is not a number).
+
+    Raises:
+        InvalidInputError: naming the tool, the argument, the expected type and the value.
+    """
+    from jsonschema import Draft202012Validator
+
+    known = dict(schema.get("properties", {}))
+    unknown = sorted(set(arguments) - set(known))
+    if unknown:
+        raise InvalidInputError(
+            f"{tool}: unknown argument(s) {', '.join(map(repr, unknown))}; {tool} takes "
+            f"{', '.join(known) or 'no arguments'}")
+    strict = {**schema, "additionalProperties": False}
+    errors = sorted(Draft202012Validator(strict).iter_errors(arguments),
+                    key=lambda e: list(map(str, e.absolute_path)))
+    if not errors:
+        return
+    error = errors[0]
+    field = ".".join(str(p) for p in error.absolute_path)
+    if not field:
+        raise InvalidInputError(f"{tool}: {error.message}")
+    prop = known.get(str(error.absolute_path[0]), {})
+    options = prop.get("anyOf", [prop])
+    expected = " or ".join(str(o.get("enum") or o.get("type", "value")) for o in options)
+    raise InvalidInputError(f"{tool}: argument {field!r} must be {expected}, got "
+                            f"{_describe_json(error.instance)}")
+
+
+def _strict_tools(server: Any, tool_error: type[Exception]) -> None:
+    """Check every call's arguments with :func:`check_arguments` before the SDK runs the tool
+    (the SDK itself ignores unknown arguments and converts ``true`` to ``1``)."""
+    original = server.call_tool
+    schemas: dict[str, dict[str, Any]] = {}
+
+    async def call_tool(name: str, arguments: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        if not schemas:
+            for tool in await server.list_tools():
+                schema = getattr(tool, "input_schema", None) or getattr(tool, "inputSchema", None)
+                schemas[tool.name] = dict(schema or {})
+        if name in schemas:
+            try:
+                check_arguments(name, dict(arguments or {}), schemas[name])
+            except InvalidInputError as exc:
+                logger.info("mcp tool %s refused arguments: %s", name, exc)
+                raise tool_error(f"{type(exc).__name__}: {exc}") from exc
+        return await original(name, arguments, *args, **kwargs)
+
+    server.call_tool = call_tool
 
 
 def _item(item: Any) -> dict[str, Any]:
@@ -108,6 +180,10 @@ def build_server(namespace: str, opener: Callable[[str], GraphMemory] | None = N
         except GraphmemError as exc:
             logger.info("mcp tool error: %s: %s", type(exc).__name__, exc)
             raise tool_error(f"{type(exc).__name__}: {exc}") from exc
+        except PydanticValidationError as exc:  # an input model not converted below the facade
+            text = describe_validation_error(exc)
+            logger.info("mcp tool error: InvalidInputError: %s", text)
+            raise tool_error(f"InvalidInputError: {text}") from exc
 
     @server.tool(description="Store one message in long-term memory; give message_id to make "
                              "re-sending it a no-op. timestamp: ISO 8601 (default: now).")
@@ -124,18 +200,23 @@ def build_server(namespace: str, opener: Callable[[str], GraphMemory] | None = N
         return await call(run)
 
     @server.tool(description="Recall what memory holds about a query: items best first, each "
-                             "with the memory and graph path that found it and its source ids.")
-    async def recall(query: str, k: int = 5) -> dict[str, Any]:
+                             "with the memory and graph path that found it and its source ids. "
+                             + WINDOW_HELP)
+    async def recall(query: str, k: int = 5, since: str | None = None,
+                     until: str | None = None) -> dict[str, Any]:
         def run(mem: GraphMemory) -> dict[str, Any]:
-            result = mem.recall(query, k)
+            start, end = check_window(since, until)
+            result = mem.recall(query, k, since=start, until=end)
             return {"query": query, "items": [_item(i) for i in result.items]}
         return await call(run)
 
     @server.tool(description="Recall states (what is true now, what was true before) and the "
-                             "events behind them from state memory.")
-    async def recall_state(query: str, k: int = 5) -> dict[str, Any]:
+                             "events behind them from state memory. " + WINDOW_HELP)
+    async def recall_state(query: str, k: int = 5, since: str | None = None,
+                           until: str | None = None) -> dict[str, Any]:
         def run(mem: GraphMemory) -> dict[str, Any]:
-            result = mem.state.recall(query, k)
+            start, end = check_window(since, until)
+            result = mem.state.recall(query, k, since=start, until=end)
             return {"query": query, "items": [_item(i) for i in result.items]}
         return await call(run)
 
@@ -160,6 +241,7 @@ def build_server(namespace: str, opener: Callable[[str], GraphMemory] | None = N
             return {"task": task, "items": [_item(i) for i in result.items]}
         return await call(run)
 
+    _strict_tools(server, tool_error)
     server._graphmem_holder = holder  # for closing and for tests
     return server
 

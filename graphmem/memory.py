@@ -11,7 +11,9 @@ Every memory (insight, experience, state, associative, and any added later) subc
   (``query_k`` for EvoGraph-Mem eq. 2, ``tasks_k``/``t`` for EMG eq. 7, ...).
 - ``ingest(inputs, ...) -> IngestReport``: the one write verb; the report's numbers come from the
   database's own answer and equal what a count query finds afterwards.
-- ``counts() -> dict[str, int]``: node counts of the memory's labels in its namespace.
+- ``counts() -> dict[str, int]``: node counts of the memory's labels in its namespace (nodes
+  only); ``relationship_counts() -> dict[str, int]``: its relationships by type, both ends in the
+  namespace.
 - ``documents(result)``: the result as LangChain ``Document``s (the retrievers use it).
 
 The registry (:data:`MEMORY_REGISTRY`) is the one list the facade, the CLI, the retrievers, the
@@ -291,7 +293,20 @@ class Memory(ABC, Generic[ItemT], LLMAccounting):
 
     @abstractmethod
     def counts(self) -> dict[str, int]:
-        """Node counts of this memory in its namespace, by label (zeros included)."""
+        """Node counts of this memory in its namespace, by label (zeros included); nodes only
+        (relationships: :meth:`relationship_counts`)."""
+
+    def relationship_counts(self) -> dict[str, int]:
+        """Relationships of this memory in its namespace, by type (``{"HAS_TAG": 412, ...}``,
+        sorted by type, types without any left out): those whose start node carries one of the
+        memory's :attr:`labels` and whose both ends are in the namespace, each counted once.
+
+        Raises:
+            DatabaseError subclasses.
+        """
+        rows = self.runner.read("core/count_memory_relationships", namespace=self.namespace,
+                                labels=list(self.labels))
+        return {str(r["type"]): int(r["relationships"]) for r in rows if r["relationships"]}
 
     def documents(self, result: RecallResult[ItemT]) -> list[Document]:
         """``result`` as LangChain Documents, one per item in rank order: ``page_content`` the

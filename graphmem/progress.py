@@ -7,7 +7,11 @@ draws a rich bar on stderr; when stderr is not a terminal (piped, logged) it wri
 most every :data:`LINE_SECONDS` seconds or every 10 % of the total, whichever comes first.
 
 The tracker of the step that is running is kept in :data:`current`, so that an interruption
-(Ctrl-C) can say how many units were done and committed before it.
+(Ctrl-C) can say what was committed before it. A progress count is only a lower bound of that
+(the callback runs after a commit, and an interruption may land between the two), so a step
+that can ask the database wraps its work in :meth:`Tracker.counting`: on an interruption the
+tracker asks the database how many units it holds and keeps that answer in
+:attr:`Tracker.committed`.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
@@ -48,13 +52,16 @@ class Tracker:
         description: what the step does (``"ingest"``, ``"replay fever"``).
         unit: the input unit, singular (``"turn"``, ``"task"``, ``"claim"``).
         total: units expected, or None when unknown.
-        done: units finished so far.
+        done: units finished so far (reported by the progress callback).
+        committed: units the database holds, asked after an interruption inside
+            :meth:`counting`; None when it was not asked (or could not answer).
     """
 
     def __init__(self, description: str, unit: str, total: int | None, console: Console,
                  bar: Progress | None):
         self.description, self.unit, self.total = description, unit, total
         self.done = 0
+        self.committed: int | None = None
         self.began = time.monotonic()
         self._console, self._bar = console, bar
         self._task = bar.add_task(description, total=total) if bar is not None else None
@@ -71,6 +78,26 @@ class Tracker:
         if now - self._last_line >= LINE_SECONDS or fraction - self._last_fraction >= 0.1 - 1e-9:
             self._last_fraction = fraction
             self.line()
+
+    @contextmanager
+    def counting(self, committed: Callable[[], int]) -> Iterator[None]:
+        """Within the block, an exception (Ctrl-C included) first sets :attr:`committed` to
+        ``committed()`` (the database's count of the step's units that are stored), then
+        leaves unchanged. A failing count (the database gone, a second Ctrl-C) leaves
+        :attr:`committed` None.
+
+        Args:
+            committed: asks the database how many of this step's input units it holds.
+        """
+        try:
+            yield
+        except BaseException:
+            try:
+                self.committed = int(committed())
+            except BaseException as exc:  # noqa: BLE001 - the first exception is the one to raise
+                logger.warning("%s: could not count what was committed: %s", self.description,
+                               exc)
+            raise
 
     def heartbeat(self, stop: threading.Event) -> None:
         """Write a line every :data:`LINE_SECONDS` without news (loading, a long batch), so a

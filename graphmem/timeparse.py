@@ -22,7 +22,16 @@ never guessing:
 - any other word (``"tomorrow-ish"``, ``"session one"``, ``"N/A"``);
 - a date without a year, month or day (``"8 May"``, ``"1:56 pm"``): nothing is filled in from
   today's date;
-- a non-string, non-datetime value, an empty string, an impossible date (``"31 February 2023"``).
+- a non-string, non-datetime value, an empty string, an impossible date (``"31 February 2023"``);
+- a UTC offset of 18 hours or more either way (``+25:00``, ``-18:00``): Neo4j stores offsets
+  within ±18:00 (real zones span -12:00..+14:00), so such a value is refused here, never later.
+
+**Time ranges** (one rule everywhere): a range is half-open, ``[start, end)``: ``start <= t <
+end``, so adjacent ranges tile time and 23:59:59.5 on a month's last day is inside that month.
+The day, month and year a time belongs to are those of its **UTC** instant
+(:func:`utc_day_range`, :func:`utc_month_range`, :func:`utc_year_range`), whatever offset the
+message was written with: ``2023-01-31T23:30:00-05:00`` is 04:30 UTC on 1 February 2023, so it
+belongs to February 2023. :func:`check_window` checks the ``since`` / ``until`` of a recall.
 """
 
 from __future__ import annotations
@@ -35,6 +44,10 @@ from dateutil import parser as dateutil_parser
 from graphmem.errors import InvalidInputError
 
 _H = 3600
+
+#: UTC offsets graphmem accepts are strictly smaller than this either way: Neo4j stores offsets
+#: within ±18:00 (Python's within ±24:00); real zones span -12:00..+14:00.
+MAX_OFFSET = timedelta(hours=18)
 
 #: Known zone abbreviations and their fixed UTC offsets in seconds. CST/CDT are North American
 #: Central (as in the CST/CDT, EST/EDT... pairs), not China Standard Time; BST is British Summer
@@ -97,13 +110,32 @@ def _refuse(field: str, value: object, why: str) -> InvalidInputError:
     return InvalidInputError(f"{field} {shown!r} is not a usable timestamp: {why}")
 
 
+def _offset(result: datetime, field: str, value: object) -> datetime:
+    """``result`` when its UTC offset is within :data:`MAX_OFFSET`, else the refusal."""
+    try:
+        offset = result.utcoffset()
+    except ValueError:  # a tzinfo whose utcoffset() Python itself refuses
+        raise _refuse(field, value, "its UTC offset is outside the valid range (strictly "
+                                    "between -18:00 and +18:00)") from None
+    if offset is not None and abs(offset) >= MAX_OFFSET:
+        raise _refuse(field, value, f"its UTC offset {_show_offset(offset)} is outside the valid "
+                                    "range (strictly between -18:00 and +18:00)")
+    return result
+
+
+def _show_offset(offset: timedelta) -> str:
+    sign = "-" if offset < timedelta(0) else "+"
+    minutes = int(abs(offset).total_seconds()) // 60
+    return f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+
+
 def _zone(result: datetime, field: str, value: object, default_tz: tzinfo | None) -> datetime:
-    if result.tzinfo is not None and result.tzinfo.utcoffset(result) is not None:
+    if result.tzinfo is not None and _offset(result, field, value).utcoffset() is not None:
         return result
     if default_tz is None:
         raise _refuse(field, value, "it has no time zone (add an offset such as +00:00 or a "
                                     "zone such as UTC, or pass default_tz)")
-    return result.replace(tzinfo=default_tz)
+    return _offset(result.replace(tzinfo=default_tz), field, value)
 
 
 def _check_words(text: str, field: str) -> None:
@@ -163,7 +195,7 @@ def parse_timestamp(value: object, *, field: str, default_tz: tzinfo | None = No
     try:
         first, second = (dateutil_parser.parse(text, default=d, tzinfos=_TZINFOS)
                          for d in _DEFAULTS)
-    except (ValueError, OverflowError) as exc:
+    except (ValueError, OverflowError, TypeError) as exc:
         raise _refuse(field, value, str(exc)) from None
     if (first.year, first.month, first.day) != (second.year, second.month, second.day):
         missing = [name for name, a, b in (("year", first.year, second.year),
@@ -191,8 +223,123 @@ def time_param(value: datetime | None) -> str | None:
     if zone is None or zone.utcoffset(value) is None:
         raise InvalidInputError(f"time {value.isoformat()!r} has no time zone: graphmem stores "
                                 "instants; give it one (e.g. parse_timestamp(..., default_tz=...))")
+    _offset(value, "time", value.isoformat())
     name = getattr(zone, "key", None) or getattr(zone, "zone", None)
     return f"{value.isoformat()}[{name}]" if isinstance(name, str) and name else value.isoformat()
 
 
-__all__ = ["AMBIGUOUS_ABBREVIATIONS", "ZONE_ABBREVIATIONS", "parse_timestamp", "time_param"]
+# ----------------------------------------------------------------------------- time ranges
+def to_utc(value: datetime, *, field: str = "time") -> datetime:
+    """The same instant in UTC.
+
+    Raises:
+        InvalidInputError: ``value`` is not an aware datetime, or its offset is out of range.
+    """
+    if not isinstance(value, datetime):
+        raise InvalidInputError(f"{field} {value!r} is not a datetime: give a time-zone-aware "
+                                "datetime")
+    if value.tzinfo is None or _offset(value, field, value).utcoffset() is None:
+        raise InvalidInputError(f"{field} {value.isoformat()!r} has no time zone: give an aware "
+                                "datetime (e.g. datetime(2023, 1, 1, tzinfo=timezone.utc))")
+    return value.astimezone(timezone.utc)
+
+
+def utc_day_range(value: datetime) -> tuple[datetime, datetime]:
+    """``[start, end)`` in UTC of the UTC day ``value`` (aware) falls on.
+
+    Raises:
+        InvalidInputError: a naive value.
+    """
+    start = to_utc(value).replace(hour=0, minute=0, second=0, microsecond=0)
+    return start, start + timedelta(days=1)
+
+
+def month_range(year: int, month: int) -> tuple[datetime, datetime]:
+    """``[start, end)`` in UTC of calendar month ``month`` (1..12) of ``year``: from 00:00 on
+    its first day to 00:00 on the first day of the next month."""
+    start = datetime(year, month, 1, tzinfo=timezone.utc)
+    end = (datetime(year + 1, 1, 1, tzinfo=timezone.utc) if month == 12
+           else datetime(year, month + 1, 1, tzinfo=timezone.utc))
+    return start, end
+
+
+def year_range(year: int) -> tuple[datetime, datetime]:
+    """``[start, end)`` in UTC of ``year``: 1 January 00:00 to the next year's."""
+    return datetime(year, 1, 1, tzinfo=timezone.utc), datetime(year + 1, 1, 1, tzinfo=timezone.utc)
+
+
+def utc_month_range(value: datetime) -> tuple[datetime, datetime]:
+    """``[start, end)`` in UTC of the UTC month ``value`` (aware) falls in."""
+    utc = to_utc(value)
+    return month_range(utc.year, utc.month)
+
+
+def utc_year_range(value: datetime) -> tuple[datetime, datetime]:
+    """``[start, end)`` in UTC of the UTC year ``value`` (aware) falls in."""
+    return year_range(to_utc(value).year)
+
+
+def in_window(value: datetime, since: datetime | None, until: datetime | None) -> bool:
+    """``since <= value < until`` (a None bound is open); all aware."""
+    return (since is None or value >= since) and (until is None or value < until)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def epoch_us(value: datetime) -> int:
+    """Microseconds since 1970-01-01T00:00Z of an aware datetime (floor for earlier times):
+    how the recall queries compare times. Cypher's own ``DateTime`` comparison orders two
+    values of the same instant by their zone (``00:00-05:00`` sorts before ``05:00Z``), so the
+    queries compare ``t.epochMillis * 1000 + t.microsecond % 1000`` with these integers instead.
+
+    Raises:
+        InvalidInputError: a naive value.
+    """
+    return (to_utc(value) - _EPOCH) // timedelta(microseconds=1)
+
+
+def window_params(since: datetime | None, until: datetime | None) -> dict[str, int | None]:
+    """``{"since": ..., "until": ...}`` as the recall queries take them: epoch microseconds
+    (:func:`epoch_us`) or None for an open side. Pass values :func:`check_window` returned."""
+    return {"since": None if since is None else epoch_us(since),
+            "until": None if until is None else epoch_us(until)}
+
+
+def _bound(value: object, field: str) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return to_utc(parse_timestamp(value, field=field), field=field)
+    if not isinstance(value, datetime):
+        raise InvalidInputError(f"{field} {value!r} is not a time: give a time-zone-aware "
+                                "datetime or ISO 8601 text with an offset")
+    return to_utc(value, field=field)
+
+
+def check_window(since: datetime | str | None = None,
+                 until: datetime | str | None = None) -> tuple[datetime | None, datetime | None]:
+    """The ``since`` / ``until`` of a recall, checked: the half-open window ``since <= t <
+    until`` (either bound may be None: open on that side).
+
+    Args:
+        since, until: time-zone-aware datetimes, ISO 8601 text with an offset (read by
+            :func:`parse_timestamp`, no default zone), or None.
+    Returns:
+        ``(since, until)`` in UTC (None kept).
+    Raises:
+        InvalidInputError: naming the value: a naive datetime or text without a zone, an
+            offset out of range, something that is not a time, or ``since >= until`` (an
+            empty window).
+    """
+    start, end = _bound(since, "since"), _bound(until, "until")
+    if start is not None and end is not None and start >= end:
+        raise InvalidInputError(f"since {start.isoformat()!r} is not before until "
+                                f"{end.isoformat()!r}: the window since <= t < until is empty; "
+                                "give a since earlier than until")
+    return start, end
+
+
+__all__ = ["AMBIGUOUS_ABBREVIATIONS", "MAX_OFFSET", "ZONE_ABBREVIATIONS", "check_window",
+           "epoch_us", "in_window", "month_range", "parse_timestamp", "time_param", "to_utc",
+           "utc_day_range", "utc_month_range", "utc_year_range", "window_params", "year_range"]

@@ -163,26 +163,28 @@ def conversation(conv_id: str, turns: list[tuple[str, str]], meta: list[dict] | 
     return Conversation(id=conv_id, turns=out, speakers=sorted({s for s, _ in turns}))
 
 
-def locomo_prefix_file(directory: Path, turns: int, name: str) -> Path:
-    """The first conversation of the bundled LoCoMo sample cut to its first ``turns`` turns
-    (whole sessions first, in session order), written as a LoCoMo file ``directory / name``."""
+def locomo_prefix_file(directory: Path, turns: int, name: str, conversations: int = 1) -> Path:
+    """The first ``conversations`` conversations of the bundled LoCoMo sample, each cut to its
+    first ``turns`` turns (whole sessions first, in session order), written as a LoCoMo file
+    ``directory / name``."""
     import json
 
     from graphmem import datasets
 
-    data = json.loads(datasets.resolve("locomo").read_text())
-    conv = data[0]["conversation"]
-    keep = {"speaker_a": conv["speaker_a"], "speaker_b": conv["speaker_b"]}
-    n = 0
-    for i in range(1, 10):
-        kept = conv.get(f"session_{i}", [])[: turns - n]
-        if not kept:
-            break
-        keep[f"session_{i}_date_time"] = conv[f"session_{i}_date_time"]
-        keep[f"session_{i}"] = kept
-        n += len(kept)
+    out = []
+    for record in json.loads(datasets.resolve("locomo").read_text())[:conversations]:
+        conv = record["conversation"]
+        keep = {"speaker_a": conv["speaker_a"], "speaker_b": conv["speaker_b"]}
+        n = 0
+        for i in range(1, 40):
+            kept = conv.get(f"session_{i}", [])[: turns - n]
+            if not kept:
+                break
+            keep[f"session_{i}_date_time"] = conv[f"session_{i}_date_time"]
+            keep[f"session_{i}"] = kept
+            n += len(kept)
+        out.append({"sample_id": record["sample_id"], "conversation": keep, "qa": [],
+                    "event_summary": {}, "observation": {}, "session_summary": {}})
     path = directory / name
-    path.write_text(json.dumps([{"sample_id": data[0]["sample_id"], "conversation": keep,
-                                 "qa": [], "event_summary": {}, "observation": {},
-                                 "session_summary": {}}]))
+    path.write_text(json.dumps(out))
     return path

@@ -1,4 +1,4 @@
-// description: exact in-namespace cosine scan of Episodes (fallback for small tenants)
+// description: exact in-namespace cosine scan of Episodes (fallback when the vector index path of search_episodes returns fewer than k), ties by id
 // params: namespace, embedding, k
 // returns: id, text, source_ids, conversation_id, occurred_at, score
 // mode: read
@@ -10,5 +10,5 @@ WHERE size(node.embedding) = size($embedding)
 WITH node, vector.similarity.cosine(node.embedding, $embedding) AS score
 RETURN node.id AS id, node.text AS text, [node.source_id] AS source_ids,
        node.conversation_id AS conversation_id, toString(node.occurred_at) AS occurred_at, score
-ORDER BY score DESC
+ORDER BY score DESC, id
 LIMIT $k

@@ -1,5 +1,5 @@
-// description: for each task, the top-t incident SIMILAR_TASK edges (one per neighbour) ranked by the neighbour's similarity to the query (EMG eq. 7)
-// params: namespace, task_ids, embedding, t
+// description: for each task, the top-t incident SIMILAR_TASK edges (one per neighbour) ranked by the neighbour's similarity to the query (EMG eq. 7); $since / $until (epoch microseconds of UTC instants, or null: open) keep only neighbours recorded in the window (since <= created_at < until), as the recalled tasks
+// params: namespace, task_ids, embedding, t, since, until
 // returns: task_id, edges
 // mode: read
 UNWIND $task_ids AS task_id
@@ -10,6 +10,8 @@ WHERE n.namespace = $namespace
   AND size(n.embedding) = size($embedding)
   AND all(x IN n.embedding WHERE abs(x) <= 1.7976931348623157e308)
   AND any(x IN n.embedding WHERE x <> 0.0)
+  AND ($since IS NULL OR n.created_at.epochMillis * 1000 + n.created_at.microsecond % 1000 >= $since)
+  AND ($until IS NULL OR n.created_at.epochMillis * 1000 + n.created_at.microsecond % 1000 < $until)
 WITH task_id, n, s
 ORDER BY s.similarity DESC
 // an edge may exist in both directions (each task keeps its own top-k): one per neighbour

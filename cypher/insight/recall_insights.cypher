@@ -1,28 +1,21 @@
-// description: EvoGraph-Mem retrieval: top-k similar queries (eq. 2) among the queries that lead to an active insight (directly by SUPPORTS or through one RELATED_QUERY hop), so archived insights' queries never crowd live ones out of the seed set (vector index oversampled, exact in-namespace scan when it yields fewer than k; stored vectors cosine cannot score are skipped), 1-hop RELATED_QUERY expansion (eqs. 3-4), active insights supported by the expanded set (eq. 7), s, c and r = s - lambda*c (eqs. 8-9), top-B (eq. 10)
-// params: namespace, embedding, k, oversample, lambda, b
+// description: EvoGraph-Mem retrieval: top-k similar queries (eq. 2) among the queries that lead to an active insight (directly by SUPPORTS or through one RELATED_QUERY hop), so archived insights' queries never crowd live ones out of the seed set (an exact cosine scan of the namespace's own queries, ties by id, so the seeds never depend on other namespaces' queries as a post-filtered vector-index top list would; stored vectors cosine cannot score are skipped), 1-hop RELATED_QUERY expansion (eqs. 3-4), active insights supported by the expanded set (eq. 7), s, c and r = s - lambda*c (eqs. 8-9), top-B (eq. 10); $since / $until (epoch microseconds of UTC instants, or null: open) keep only insights recorded in the window (this version's created_at, since <= created_at < until), in the seed set's live-insight test as well as in the answer, before the top-B cut
+// params: namespace, embedding, k, lambda, b, since, until
 // returns: id, content, version, s, c, r, supporting_query_ids, conflicting_query_ids, positive_evidence, negative_evidence, seed_query_ids, expanded_query_ids
 // mode: read
-CALL db.index.vector.queryNodes('query_embedding', $oversample, $embedding) YIELD node, score
-WITH node, score WHERE node.namespace = $namespace
-  AND (EXISTS { (node)<-[:SUPPORTS]-(live:Insight {namespace: $namespace}) WHERE live.active = true }
-       OR EXISTS { (node)-[:RELATED_QUERY]-(:Query {namespace: $namespace})<-[:SUPPORTS]-(live:Insight {namespace: $namespace})
-                   WHERE live.active = true })
-WITH node ORDER BY score DESC, node.id LIMIT $k
-WITH collect(node) AS indexed
-CALL (indexed) {
-  MATCH (q:Query {namespace: $namespace})
-  WHERE size(indexed) < $k
-    // skip a stored vector cosine cannot score (wrong width, NaN/infinity, zero)
-    AND size(q.embedding) = size($embedding)
-    AND all(x IN q.embedding WHERE abs(x) <= 1.7976931348623157e308)
-    AND any(x IN q.embedding WHERE x <> 0.0)
-    AND (EXISTS { (q)<-[:SUPPORTS]-(live:Insight {namespace: $namespace}) WHERE live.active = true }
-         OR EXISTS { (q)-[:RELATED_QUERY]-(:Query {namespace: $namespace})<-[:SUPPORTS]-(live:Insight {namespace: $namespace})
-                     WHERE live.active = true })
-  WITH q ORDER BY vector.similarity.cosine(q.embedding, $embedding) DESC, q.id LIMIT $k
-  RETURN collect(q) AS scanned
-}
-WITH CASE WHEN size(indexed) < $k THEN scanned ELSE indexed END AS seeds
+MATCH (q:Query {namespace: $namespace})
+// skip a stored vector cosine cannot score (wrong width, NaN/infinity, zero)
+WHERE size(q.embedding) = size($embedding)
+  AND all(x IN q.embedding WHERE abs(x) <= 1.7976931348623157e308)
+  AND any(x IN q.embedding WHERE x <> 0.0)
+  AND (EXISTS { (q)<-[:SUPPORTS]-(live:Insight {namespace: $namespace}) WHERE live.active = true
+                 AND CASE WHEN $since IS NULL THEN true ELSE live.created_at.epochMillis * 1000 + live.created_at.microsecond % 1000 >= $since END
+                 AND CASE WHEN $until IS NULL THEN true ELSE live.created_at.epochMillis * 1000 + live.created_at.microsecond % 1000 < $until END }
+       OR EXISTS { (q)-[:RELATED_QUERY]-(:Query {namespace: $namespace})<-[:SUPPORTS]-(live:Insight {namespace: $namespace})
+                   WHERE live.active = true
+                     AND CASE WHEN $since IS NULL THEN true ELSE live.created_at.epochMillis * 1000 + live.created_at.microsecond % 1000 >= $since END
+                     AND CASE WHEN $until IS NULL THEN true ELSE live.created_at.epochMillis * 1000 + live.created_at.microsecond % 1000 < $until END })
+WITH q ORDER BY vector.similarity.cosine(q.embedding, $embedding) DESC, q.id LIMIT $k
+WITH collect(q) AS seeds
 UNWIND seeds AS seed
 OPTIONAL MATCH (seed)-[:RELATED_QUERY]-(neighbour:Query)
 WHERE neighbour.namespace = $namespace
@@ -33,6 +26,8 @@ UNWIND expanded_ids AS expanded_id
 MATCH (eq:Query {id: expanded_id, namespace: $namespace})<-[:SUPPORTS]-(i:Insight {namespace: $namespace})
 USING INDEX eq:Query(id)
 WHERE i.active = true
+  AND ($since IS NULL OR i.created_at.epochMillis * 1000 + i.created_at.microsecond % 1000 >= $since)
+  AND ($until IS NULL OR i.created_at.epochMillis * 1000 + i.created_at.microsecond % 1000 < $until)
 WITH seed_ids, expanded_ids, i, collect(DISTINCT eq.id) AS supporting
 WITH seed_ids, expanded_ids, i, supporting,
      [(i)-[:CONFLICTS_WITH]->(cq:Query) WHERE cq.namespace = $namespace AND cq.id IN expanded_ids | cq.id] AS conflicting

@@ -1,5 +1,5 @@
-// description: one hybrid-retrieval round over the units (Event: state memory, Episode: associative memory) of one namespace: per-namespace BM25 statistics (N, avgdl -- read only when $stats is null, else the vector cache's [N, avgdl] at its token -- and df per query term not in $known_terms, whose df the cache holds) and the vector-cache token (the unit version of the namespace: how many write locks its conversations have -- ConversationLock for Event, Timeline for Episode -- and the sum of their unit_version, which every transaction that writes a unit vector raises; a read of the namespace's few lock nodes, whatever its number of units), full-text candidates; with $cached the dense candidates are the given $dense_ids / $dense_sims (the in-process vector cache scored them; no stored vector is read and dense is null for the other units), else full-text candidates (namespace token required), dense candidates (exact cosine scan when the namespace is small or the vector index is starved, else the oversampled vector index), the session neighbours of every candidate (prev_id / next_id, the NEXT_TURN edge's ends) and the unit count of every speaker among them not in $known_speakers (the cache holds the others'); each unit is a list in the column order of graphmem.retrieval.engine.UNIT_COLUMNS (lists, not maps, and the time as text: the answer is read faster); $guard skips stored vectors cosine cannot score (wrong width, not finite, all zero) element by element, the slow path run only after the fast one met such a vector
-// params: namespace, ns_token, lucene_query, terms, known_terms, known_speakers, stats, embedding, lexical_k, dense_k, oversample, exact_limit, df_cap, guard, cached, dense_ids, dense_sims
+// description: one hybrid-retrieval round over the units (Event: state memory, Episode: associative memory) of one namespace: per-namespace BM25 statistics (N, avgdl -- read only when $stats is null, else the vector cache's [N, avgdl] at its token -- and df per query term not in $known_terms, whose df the cache holds) and the vector-cache token (the unit version of the namespace: how many write locks its conversations have -- ConversationLock for Event, Timeline for Episode -- and the sum of their unit_version, which every transaction that writes a unit vector raises; a read of the namespace's few lock nodes, whatever its number of units), the lexical candidates: with $lexical_cached the given $lexical_ids (the vector cache's exact per-namespace BM25 top $lexical_k, already in the window; the full-text index is not queried), else the full-text index's top $lexical_k for $lucene_query (namespace token required; ranked by Lucene with index-wide statistics); with $cached the dense candidates are the given $dense_ids / $dense_sims (the in-process vector cache scored them; no stored vector is read and dense is null for the other units), else dense candidates (exact cosine scan when the namespace is small or the vector index is starved, else the oversampled vector index), the session neighbours of every candidate (prev_id / next_id, the NEXT_TURN edge's ends) and the unit count of every speaker among them not in $known_speakers (the cache holds the others'); each unit is a list in the column order of graphmem.retrieval.engine.UNIT_COLUMNS (lists, not maps, and the time as text: the answer is read faster); $guard skips stored vectors cosine cannot score (wrong width, not finite, all zero) element by element, the slow path run only after the fast one met such a vector; $since / $until (epoch microseconds of the UTC instant, or null: open; occurred_at compared as its instant, whatever its offset) keep only the units with since <= occurred_at < until as lexical, dense (index, scan) and neighbour candidates, before each top-k (the BM25 statistics stay the namespace's; the cache's $dense_ids are already in the window)
+// params: namespace, ns_token, lucene_query, terms, known_terms, known_speakers, stats, embedding, lexical_k, dense_k, oversample, exact_limit, df_cap, guard, cached, dense_ids, dense_sims, since, until, lexical_cached, lexical_ids
 // returns: n_units, avg_length, n_locks, unit_version, dfs, dense_mode, units, speakers
 // mode: read
 // values: plain
@@ -9,11 +9,12 @@ CALL () {
   RETURN count(c) AS n_locks, sum(coalesce(c.unit_version, 0)) AS unit_version
 }
 CALL () {
-  // a null seek value finds nothing: the namespace's units are not read when $stats is given
-  MATCH (s:{{Unit}} {namespace: CASE WHEN $stats IS NULL THEN $namespace END})
-  WHERE s.namespace = $namespace
-  RETURN coalesce($stats[0], count(s.lexical_length)) AS n_units,
-         coalesce($stats[1], avg(s.lexical_length), 0.0) AS avg_length
+  // the namespace's units are not read when $stats is given (a filter on the parameter first:
+  // with a null seek value the planner still sought the (namespace, lexical_length) index)
+  WITH 1 AS one WHERE $stats IS NULL
+  MATCH (s:{{Unit}} {namespace: $namespace})
+  WITH count(s.lexical_length) AS counted, avg(s.lexical_length) AS mean
+  RETURN coalesce($stats[0], counted) AS n_units, coalesce($stats[1], mean, 0.0) AS avg_length
 }
 CALL () {
   UNWIND [t IN $terms WHERE NOT t IN $known_terms] AS term
@@ -25,9 +26,22 @@ CALL () {
   RETURN collect([term, df]) AS dfs
 }
 CALL () {
-  CALL db.index.fulltext.queryNodes('unit_lexical_{{unit}}', $lucene_query, {limit: $lexical_k})
-       YIELD node
-  WHERE node.namespace = $namespace
+  CALL () {
+    // the full-text index is not queried when the cache picked the lexical candidates
+    WITH 1 AS one WHERE NOT $lexical_cached
+    CALL db.index.fulltext.queryNodes('unit_lexical_{{unit}}', $lucene_query, {limit: $lexical_k})
+         YIELD node
+    WHERE node.namespace = $namespace
+      AND ($since IS NULL OR node.occurred_at.epochMillis * 1000 + node.occurred_at.microsecond % 1000 >= $since)
+      AND ($until IS NULL OR node.occurred_at.epochMillis * 1000 + node.occurred_at.microsecond % 1000 < $until)
+    RETURN node
+    UNION ALL
+    WITH 1 AS one WHERE $lexical_cached
+    UNWIND $lexical_ids AS lid
+    MATCH (node:{{Unit}} {id: lid})
+    WHERE node.namespace = $namespace
+    RETURN node
+  }
   RETURN collect(node) AS lexical_nodes
 }
 CALL () {
@@ -41,6 +55,8 @@ CALL (n_units) {
   WITH n_units WHERE NOT $cached AND n_units > $exact_limit
   CALL db.index.vector.queryNodes('{{unit}}_embedding', $oversample, $embedding) YIELD node, score
   WITH node, score WHERE node.namespace = $namespace
+    AND ($since IS NULL OR node.occurred_at.epochMillis * 1000 + node.occurred_at.microsecond % 1000 >= $since)
+    AND ($until IS NULL OR node.occurred_at.epochMillis * 1000 + node.occurred_at.microsecond % 1000 < $until)
   WITH node, score ORDER BY score DESC LIMIT $dense_k
   RETURN collect(node) AS ann_nodes, collect(2 * score - 1) AS ann_sims
 }
@@ -48,6 +64,8 @@ CALL (n_units, ann_nodes) {
   WITH n_units, ann_nodes WHERE NOT $cached AND (n_units <= $exact_limit OR size(ann_nodes) < $dense_k)
   MATCH (u:{{Unit}} {namespace: CASE WHEN $cached THEN null ELSE $namespace END})
   WHERE size(u.embedding) = size($embedding)
+    AND ($since IS NULL OR u.occurred_at.epochMillis * 1000 + u.occurred_at.microsecond % 1000 >= $since)
+    AND ($until IS NULL OR u.occurred_at.epochMillis * 1000 + u.occurred_at.microsecond % 1000 < $until)
     AND (NOT $guard OR (all(x IN u.embedding WHERE -1.0e300 < x < 1.0e300)
                         AND any(x IN u.embedding WHERE x <> 0.0)))
   WITH u, vector.similarity.cosine(u.embedding, $embedding) AS sim
@@ -68,6 +86,8 @@ CALL (seed_ids, dense_nodes, lexical_only) {
   WITH DISTINCT nid WHERE nid IS NOT NULL AND NOT nid IN seed_ids
   MATCH (x:{{Unit}} {id: nid})
   WHERE x.namespace = $namespace
+    AND ($since IS NULL OR x.occurred_at.epochMillis * 1000 + x.occurred_at.microsecond % 1000 >= $since)
+    AND ($until IS NULL OR x.occurred_at.epochMillis * 1000 + x.occurred_at.microsecond % 1000 < $until)
   RETURN collect(x) AS around
 }
 WITH n_units, avg_length, n_locks, unit_version, dfs, dense_mode, lexical_nodes, dense_sims,

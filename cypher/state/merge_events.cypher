@@ -1,4 +1,4 @@
-// description: create a batch's new events (checked absent under the topic locks; a concurrent duplicate fails the uniqueness constraint, and the batch is prepared again) as episodic units with the retrieval-unit properties of graphmem.retrieval.unit_rows (lexical text and terms, namespace token, cue / small-talk flags, session neighbours prev_id / next_id, window-text embedding), each attached to its topic with SUPPORTED_BY (a topic the event founds with the event's own vector -- row.founds_topic: created by state/lock_topics without one -- takes it from the event, so the vector crosses the wire once); row.occurred_at is ISO-8601 text (graphmem.timeparse.time_param); every vector written gets a new random vector_stamp (the in-process vector cache of graphmem.retrieval.vectors sees the change)
+// description: create a batch's new events (checked absent under the topic locks; a concurrent duplicate fails the uniqueness constraint, and the batch is prepared again) as episodic units with the retrieval-unit properties of graphmem.retrieval.unit_rows (lexical text and terms, namespace token, cue / small-talk flags, session neighbours prev_id / next_id, window-text embedding), each attached to its topic with SUPPORTED_BY (a topic the event founds with the event's own vector -- row.founds_topic: created by state/lock_topics without one -- takes it from the event, so the vector crosses the wire once); row.occurred_at is ISO-8601 text (graphmem.timeparse.time_param); every vector written gets a new random vector_stamp (the in-process vector cache of graphmem.retrieval.vectors sees the change); row.message_json (the message's full serialised form, or null: no property) is kept for chat-history replay
 // params: namespace, rows
 // returns: created
 // mode: write
@@ -14,7 +14,8 @@ SET e.namespace = $namespace, e.conversation = row.conversation, e.text = row.te
     e.lexical_text = row.lexical_text, e.lexical_terms = row.lexical_terms,
     e.lexical_length = row.lexical_length, e.ns_token = row.ns_token,
     e.is_cue = row.is_cue, e.is_smalltalk = row.is_smalltalk,
-    e.prev_id = row.prev_id, e.next_id = row.next_id, e.created_at = datetime()
+    e.prev_id = row.prev_id, e.next_id = row.next_id, e.message_json = row.message_json,
+    e.created_at = datetime()
 CREATE (e)-[:SUPPORTED_BY]->(t)
 FOREACH (_ IN CASE WHEN row.founds_topic THEN [1] ELSE [] END | SET t.embedding = e.embedding)
 RETURN count(e) AS created

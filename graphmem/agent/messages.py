@@ -12,7 +12,19 @@ A message is a :class:`Message` or a dict with the same fields (aliases accepted
   one takes the time of the previous message of the conversation (so it stays after it), or
   the current time for the first;
 - ``meta`` (optional): structured fields passed to the extractors (e.g. ``attribute`` /
-  ``value`` of a fact).
+  ``value`` of a fact);
+- ``message_json`` (optional): the message's full serialised form (JSON text, e.g. a LangChain
+  message's ``message_to_dict``), stored with it and returned by ``GraphMemory.messages`` so a
+  chat history replays the message exactly (:mod:`graphmem.langchain.history`).
+
+Limits (checked by :func:`validate_messages` for every message of a call before anything is
+written, the same rules every memory's ingest applies, :func:`graphmem.conversations.check_turn_fields`):
+``role``, ``id``, the conversation id and the session id are indexed keys of at most
+:data:`graphmem.names.MAX_KEY_BYTES` UTF-8 bytes; ``content`` is non-blank text of at most
+:data:`graphmem.validation.MAX_TEXT_CHARS` characters (exactly that many is accepted); every
+text is valid Unicode; ids are unique within a call. A violation raises
+:class:`~graphmem.errors.InvalidInputError` (:class:`~graphmem.errors.EmptyTextError` for blank
+content) whose message starts ``message <index>: <field>``.
 
 Arrival order: every message gets an arrival sequence (:func:`next_sequence`, increasing across
 calls within a process and, being based on ``time.time_ns()``, across processes), stored as the
@@ -31,9 +43,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from graphmem.conversations import Conversation, Turn
-from graphmem.timeparse import parse_timestamp
+from graphmem.conversations import Conversation, Turn, check_turn_fields
 from graphmem.errors import EmptyTextError, InvalidInputError
+from graphmem.names import check_key
+from graphmem.timeparse import parse_timestamp
+from graphmem.validation import describe_validation_error
 
 _lock = threading.Lock()
 _last = 0
@@ -58,6 +72,7 @@ class Message(BaseModel):
     id: str | None = None
     timestamp: datetime | None = None
     meta: dict[str, Any] = Field(default_factory=dict)
+    message_json: str | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -78,15 +93,32 @@ class Message(BaseModel):
         return data
 
 
+#: Field names of a message, as :func:`check_turn_fields` names them in errors.
+MESSAGE_FIELDS = {"source_id": "id", "speaker": "role", "text": "content", "session": "session"}
+
+
+def check_message(message: Message, index: int = 0) -> Message:
+    """``message`` if every memory can store it, else raise (the rules of the module docstring).
+
+    Raises:
+        EmptyTextError: blank content. InvalidInputError: a role or id that is not an indexable
+            key, content over ``MAX_TEXT_CHARS``; the message starts ``message <index>: <field>``.
+    """
+    check_turn_fields(f"message {index}", source_id=message.id, speaker=message.role,
+                      text=message.content, session=None, names=MESSAGE_FIELDS)
+    return message
+
+
 def parse_message(value: Any, index: int = 0) -> Message:
-    """One message from a :class:`Message`, a dict, or a LangChain ``BaseMessage``.
+    """One message from a :class:`Message`, a dict, or a LangChain ``BaseMessage``, checked with
+    :func:`check_message`.
 
     Raises:
         EmptyTextError: blank content. InvalidInputError: anything else malformed (naming the
             message index and the field).
     """
     if isinstance(value, Message):
-        return value
+        return check_message(value, index)
     if hasattr(value, "type") and hasattr(value, "content") and not isinstance(value, dict):
         value = {"role": getattr(value, "name", None) or value.type, "content": value.content,
                  "id": getattr(value, "id", None),
@@ -97,20 +129,50 @@ def parse_message(value: Any, index: int = 0) -> Message:
                                 f"{type(value).__name__}")
     content = value.get("content", value.get("text"))
     if isinstance(content, str) and not content.strip():
-        raise EmptyTextError(f"message {index}: content is empty")
+        raise EmptyTextError(f"message {index}: content is empty: {content[:40]!r}")
     try:
-        return Message.model_validate(value)
-    except (ValidationError, ValueError) as exc:
-        if isinstance(exc, ValidationError):
-            err = exc.errors()[0]
-            where = ".".join(map(str, err["loc"])) or "message"
-            raise InvalidInputError(f"message {index}: {where}: {err['msg']}") from None
+        message = Message.model_validate(value)
+    except ValidationError as exc:
+        raise InvalidInputError(describe_validation_error(exc, f"message {index}")) from None
+    except InvalidInputError as exc:
+        raise type(exc)(f"message {index}: {exc}") from None
+    except ValueError as exc:
         raise InvalidInputError(f"message {index}: {exc}") from None
+    return check_message(message, index)
+
+
+def validate_messages(messages: Any, conversation_id: str = "default",
+                      session_id: str | None = None) -> list[Message]:
+    """Every message of a call, checked for every memory before anything is written (pure).
+
+    Args:
+        messages: one message or an iterable of them (see the module docstring).
+        conversation_id: the conversation (an indexed key). session_id: None or a key.
+    Returns:
+        The parsed :class:`Message` s in order.
+    Raises:
+        InvalidInputError / EmptyTextError: the first bad message (``message <index>:
+            <field>: ...``), a bad conversation or session id, two messages with one id, or no
+            messages at all.
+    """
+    check_key("conversation_id", conversation_id)
+    if session_id is not None:
+        check_key("session_id", session_id)
+    parsed = parse_messages(messages)
+    seen: dict[str, int] = {}
+    for i, message in enumerate(parsed):
+        if message.id is None:
+            continue
+        if message.id in seen:
+            raise InvalidInputError(f"message {i}: id {message.id[:40]!r} is also message "
+                                    f"{seen[message.id]}'s; give each message its own id")
+        seen[message.id] = i
+    return parsed
 
 
 def parse_messages(messages: Any) -> list[Message]:
-    """All messages of ``messages`` (one message or an iterable of them), validated before
-    anything is written.
+    """All messages of ``messages`` (one message or an iterable of them), each checked with
+    :func:`parse_message`.
 
     Raises:
         InvalidInputError / EmptyTextError: see :func:`parse_message`; no messages at all.
@@ -142,8 +204,7 @@ def to_conversation(messages: Sequence[Message], conversation_id: str, session: 
     Raises:
         InvalidInputError: two messages of the call share an id; a bad conversation id.
     """
-    if not isinstance(conversation_id, str) or not conversation_id.strip():
-        raise InvalidInputError(f"conversation_id must be a non-empty string, got {conversation_id!r}")
+    check_key("conversation_id", conversation_id)
     session_key = session or "default"
     turns: list[Turn] = []
     seen: set[str] = set()
@@ -156,10 +217,10 @@ def to_conversation(messages: Sequence[Message], conversation_id: str, session: 
         previous = stamp
         mid = message.id or message_id(conversation_id, session_key, message.content, seq)
         if mid in seen:
-            raise InvalidInputError(f"message id {mid!r} appears twice in one add")
+            raise InvalidInputError(f"message id {mid[:40]!r} appears twice in one add")
         seen.add(mid)
         turns.append(Turn(source_id=mid, speaker=message.role, text=message.content,
                           timestamp=stamp, session=session_key, position=seq,
-                          meta=dict(message.meta)))
+                          meta=dict(message.meta), message_json=message.message_json))
     speakers = list(dict.fromkeys(t.speaker for t in turns))
     return Conversation(id=conversation_id, turns=turns, speakers=speakers)

@@ -2,8 +2,19 @@
 
 Each memory is asked for more than ``k`` items (:data:`FETCH_FACTOR` × ``k``), so an item a
 memory ranks just below the cut still counts; the lists are fused with
-:func:`graphmem.retrievers.fusion.reciprocal_rank_fusion` on the documents' ``fusion_key`` (the
-same conversation turn found by state memory and associative memory is one item).
+:func:`graphmem.retrievers.fusion.reciprocal_rank_fusion` on the documents' ``fusion_key``.
+
+The fused recall tells the truth about time and gives one item per conversation turn:
+
+- one key rule (:func:`graphmem.documents.conversation_fusion_key`): an item that rests on one
+  turn fuses on that turn's conversation and source message id, so a turn found by state memory
+  (as an Event or the State it asserted) and by associative memory (as an Episode) is one item;
+- each item keeps the state judgement any memory made of it (``current``, ``valid_to``: its
+  documents' ``validity``), and among the ``k`` items returned a superseded state never
+  outranks a state that replaced it (:func:`graphmem.retrievers.fusion.put_superseded_after`):
+  the replacement is moved up to just above it, and its ``superseded_by`` names that item's
+  ``fusion_key``. The set of the ``k`` items is what the fusion chose (moving a replacement in
+  from below the cut pushed evidence out: LoCoMo dev recall@10 .746 -> .710).
 
 The memories are asked at once (:func:`graphmem.parallel.ask_all`), so the fused recall costs about
 its slowest memory rather than their sum. The question is embedded once before, and every
@@ -15,6 +26,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
@@ -24,7 +36,8 @@ from graphmem.errors import InvalidInputError
 from graphmem.llm import LLMUsage
 from graphmem.memory import MAX_K, RecallItem, RecallResult, Round, check_count, memory_spec
 from graphmem.parallel import ask_all
-from graphmem.retrievers.fusion import RRF_K, reciprocal_rank_fusion
+from graphmem.retrievers.fusion import RRF_K, put_superseded_after, reciprocal_rank_fusion
+from graphmem.timeparse import check_window
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -51,13 +64,23 @@ class FusedItem(RecallItem):
         ranks: its 1-based rank in each memory's list, ``{memory: rank}``.
         fusion_key: what it was deduplicated on.
         node_ids: the nodes of every occurrence (itself first, then its explanation).
-        metadata: the best occurrence's document metadata (provenance, validity, current...).
+        current: whether what it says still holds, as judged by the memory that keeps states
+            (state memory: the state it is, or is evidence of, is its topic's current state);
+            None when no memory judged it.
+        valid_to: when the state it is or evidences was replaced (aware datetime), else None.
+        superseded_by: for a superseded state, the ``fusion_key`` of the latest item of the
+            result that replaced it (ranked above it), else None.
+        metadata: the best occurrence's document metadata (provenance, ...), plus ``validity``
+            (the judgement behind ``current``) when one was made.
     """
 
     memories: list[str] = Field(default_factory=list)
     ranks: dict[str, int] = Field(default_factory=dict)
     fusion_key: str = ""
     node_ids: list[str] = Field(default_factory=list)
+    current: bool | None = None
+    valid_to: datetime | None = None
+    superseded_by: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 #: The parametrized result model, built once: pydantic holds parametrized generics weakly, so
@@ -96,6 +119,12 @@ def fuse_results(results: Sequence[tuple[RecallResult, list[Document]]], k: int,
     """Fuse ranked results (each with its memory's documents, one per item in order) into the
     ``k`` best :class:`FusedItem` s (pure).
 
+    Reciprocal rank fusion on the documents' ``fusion_key`` (one item per conversation turn:
+    the key of an item resting on one turn is that turn's conversation and source message id),
+    then :func:`~graphmem.retrievers.fusion.put_superseded_after` within the first ``k`` (a
+    superseded state is never above a state that replaced it: the replacement moves up, its
+    score raised to the superseded one's), then the cut to ``k``.
+
     Raises:
         InvalidInputError: a document list whose length differs from its result's items.
     """
@@ -106,7 +135,8 @@ def fuse_results(results: Sequence[tuple[RecallResult, list[Document]]], k: int,
                                     f"{len(result.items)} items")
         for item in result.items:
             items[(item.memory, item.id)] = item
-    fused = reciprocal_rank_fusion([docs for _, docs in results], k=rrf_k)
+    fused = put_superseded_after(reciprocal_rank_fusion([docs for _, docs in results], k=rrf_k),
+                                 k=k)
     out: list[FusedItem] = []
     for doc in fused[:k]:
         meta = dict(doc.metadata)
@@ -114,17 +144,36 @@ def fuse_results(results: Sequence[tuple[RecallResult, list[Document]]], k: int,
         ranks = {str(m): int(r) for m, r in meta.get("ranks", {}).items()}
         base = best.model_dump(include=set(RecallItem.model_fields))
         base["score"] = float(meta["rrf_score"])
+        validity = meta.get("validity") or {}
         out.append(FusedItem(**base, memories=sorted(ranks, key=ranks.__getitem__), ranks=ranks,
                              fusion_key=str(meta.get("fusion_key") or doc.id),
                              node_ids=list(meta.get("node_ids") or [doc.id]),
+                             current=validity.get("current"), valid_to=validity.get("valid_to"),
+                             superseded_by=meta.get("superseded_by"),
                              metadata={key: v for key, v in meta.items()
-                                       if key not in ("rrf_score", "ranks", "node_ids")}))
+                                       if key not in ("rrf_score", "ranks", "node_ids",
+                                                      "superseded_by")}))
     return out
 
 
+def takes_window(memory: Any) -> bool:
+    """Whether ``memory.recall`` accepts ``since`` and ``until`` (every built-in memory does; a
+    memory registered later may not)."""
+    import inspect
+
+    params = inspect.signature(memory.recall).parameters
+    return ("since" in params and "until" in params) or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
 def fused_recall(mem: GraphMemory, query: str, k: int = 10, *,
-                 memories: Sequence[str] | None = None) -> RecallResult[FusedItem]:
+                 memories: Sequence[str] | None = None, since: datetime | None = None,
+                 until: datetime | None = None) -> RecallResult[FusedItem]:
     """The ``k`` best items for ``query`` over ``memories`` (default: those holding data).
+
+    ``since`` / ``until`` (time-zone-aware datetimes, either may be None) limit every memory's
+    recall to the half-open window ``since <= t < until`` (see each memory's ``recall`` for the
+    time its items have); each memory applies it in its queries, before its own top-k.
 
     Returns:
         :class:`RecallResult` with ``memory="fused"``; one :class:`Round` per memory asked
@@ -132,23 +181,39 @@ def fused_recall(mem: GraphMemory, query: str, k: int = 10, *,
         and time); ``llm_usage`` summed; ``timings`` in ms per memory and ``total``.
     Raises:
         EmptyTextError: an empty query. InvalidInputError: ``k`` out of 1..200, an unknown
-            memory name. Any error of a memory's own recall.
+            memory name, an empty ``memories`` list; a naive ``since`` / ``until`` or ``since >=
+            until`` (naming the value), a window for a memory whose recall takes none. Any
+            error of a memory's own recall.
     """
     began = time.perf_counter()
     validate_texts([query], what="query")
     check_count("k", k)
+    since, until = check_window(since, until)
+    window = {} if since is None and until is None else {"since": since, "until": until}
     if memories is not None:
         if isinstance(memories, str):
             memories = [memories]
+        memories = list(memories)
+        if not memories:
+            from graphmem.memory import memory_names
+
+            raise InvalidInputError("memories is empty: name at least one memory "
+                                    f"({', '.join(memory_names())}), or pass None for those "
+                                    "holding data")
         for name in memories:
             memory_spec(name)
     names = default_memories(mem) if memories is None else list(memories)
     fetch = min(MAX_K, FETCH_FACTOR * k)
+    for name in names if window else ():
+        if not takes_window(mem.memory(name)):
+            raise InvalidInputError(f"memory {name!r} cannot limit its recall to a time window "
+                                    "(its recall takes no since / until); leave it out of "
+                                    "memories or recall without since / until")
 
     def one(name: str) -> tuple[RecallResult, list[Document], float]:
         started = time.perf_counter()
         memory = mem.memory(name)
-        result = memory.recall(query, k=fetch)
+        result = memory.recall(query, k=fetch, **window)
         return result, memory.documents(result), round((time.perf_counter() - started) * 1000, 3)
 
     answers = ask_all(mem.embedder, query, [lambda name=name: one(name) for name in names])

@@ -10,9 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from graphmem.agent.messages import parse_messages, to_conversation
-from graphmem.errors import InvalidInputError, TrajectoryError
+from graphmem.agent.messages import Message, to_conversation, validate_messages
+from graphmem.conversations import Conversation, validate_conversation
+from graphmem.errors import InvalidInputError, PartialWriteError, TrajectoryError
 from graphmem.memory import IngestReport, RecallItem, memory_spec
+from graphmem.names import MAX_KEY_BYTES
+from graphmem.validation import validate_model, validate_text
 
 if TYPE_CHECKING:
     from graphmem.facade import GraphMemory
@@ -43,21 +46,12 @@ def _last_time(mem: GraphMemory, conversation_id: str, names: Sequence[str]) -> 
     return None
 
 
-def add_messages(mem: GraphMemory, messages: Any, *, conversation_id: str = "default",
-                 session_id: str | None = None,
-                 memories: Sequence[str] = DEFAULT_ADD_MEMORIES) -> dict[str, IngestReport]:
-    """Write ``messages`` (see :mod:`graphmem.agent.messages`) into each of ``memories``; one
-    write transaction per memory (state memory adds its derived RELATED_EVENT edges after it).
-
-    Returns:
-        ``{memory: IngestReport}``; a message already stored (same id) counts in
-        ``skipped["turn"]`` and creates nothing.
-    Raises:
-        InvalidInputError / EmptyTextError: malformed messages, a bad conversation id, a memory
-            that does not take conversations (all before anything is written).
-    """
+def _check_memories(memories: Sequence[str] | str) -> list[str]:
+    """The distinct memory names of ``memories`` if each takes conversation messages."""
     if isinstance(memories, str):
         memories = (memories,)
+    if not isinstance(memories, Sequence):
+        raise InvalidInputError(f"memories must be a list of memory names, got {memories!r}")
     names = list(dict.fromkeys(memories))
     if not names:
         raise InvalidInputError("memories is empty: name at least one of "
@@ -68,18 +62,79 @@ def add_messages(mem: GraphMemory, messages: Any, *, conversation_id: str = "def
             raise InvalidInputError(f"memory {name!r} does not store conversation messages; use "
                                     f"one of {', '.join(CONVERSATION_MEMORIES)} (task outcomes "
                                     "go to feedback())")
-    if session_id is not None and (not isinstance(session_id, str) or not session_id.strip()):
-        raise InvalidInputError(f"session_id must be a non-empty string or None, got {session_id!r}")
-    parsed = parse_messages(messages)
+    return names
+
+
+def _precheck(conversation: Conversation, names: Sequence[str]) -> None:
+    """Run every target memory's own input checks (pure) before the first write, so that no
+    memory refuses what another has already stored."""
+    validate_conversation(conversation)
+    if "associative" in names:
+        from graphmem.associative.construction import episodes_of
+
+        episodes_of(conversation)
+
+
+def final_messages(conversation: Conversation) -> list[Message]:
+    """The conversation's turns as messages with their final ids and timestamps (what a
+    :class:`~graphmem.errors.PartialWriteError` carries to re-send)."""
+    return [Message(role=t.speaker, content=t.text, id=t.source_id, timestamp=t.timestamp,
+                    meta=dict(t.meta), message_json=getattr(t, "message_json", None))
+            for t in conversation.turns]
+
+
+def add_messages(mem: GraphMemory, messages: Any, *, conversation_id: str = "default",
+                 session_id: str | None = None,
+                 memories: Sequence[str] = DEFAULT_ADD_MEMORIES) -> dict[str, IngestReport]:
+    """Write ``messages`` (see :mod:`graphmem.agent.messages`) into each of ``memories``; one
+    write transaction per memory (state memory adds its derived RELATED_EVENT edges after it).
+
+    Every field of every message is checked for every target memory before the first write
+    (:func:`graphmem.agent.messages.validate_messages`, then each memory's own pure checks).
+
+    Returns:
+        ``{memory: IngestReport}``; a message already stored (same id) counts in
+        ``skipped["turn"]`` and creates nothing.
+    Raises:
+        InvalidInputError / EmptyTextError: malformed messages, a bad conversation or session
+            id, a memory that does not take conversations (all before anything is written).
+        PartialWriteError: memory N failed after memories 1..N-1 committed (``stored`` /
+            ``missing`` name them, ``__cause__`` is the failure); ``mem.add(err.messages,
+            conversation_id=err.conversation_id, session_id=err.session_id)`` completes the
+            write (stored ids are skipped).
+        The first memory's own errors (DatabaseError, ControllerError) when nothing was stored.
+    """
+    names = _check_memories(memories)
+    parsed = validate_messages(messages, conversation_id, session_id)
     last = (_last_time(mem, conversation_id, names)
             if any(m.timestamp is None for m in parsed) else None)
     conversation = to_conversation(parsed, conversation_id, session_id, last)
-    reports = {}
-    for name in names:
-        reports[name] = mem.memory(name).ingest([conversation])
-    mem._data_memories = None
-    mem._last_message_time[conversation_id] = max(
-        t.timestamp for t in conversation.turns)
+    _precheck(conversation, names)
+    reports: dict[str, IngestReport] = {}
+    try:
+        for name in names:
+            try:
+                reports[name] = mem.memory(name).ingest([conversation])
+            except Exception as exc:
+                if not reports:
+                    raise
+                stored = list(reports)
+                missing = [n for n in names if n not in reports]
+                logger.warning("add to %s/%s: %s failed after %s committed: %s", mem.namespace,
+                               conversation_id, name, stored, exc)
+                raise PartialWriteError(
+                    f"{len(parsed)} messages of conversation {conversation_id!r} are stored in "
+                    f"{', '.join(stored)} but not in {', '.join(missing)}: {name} failed with "
+                    f"{type(exc).__name__}: {exc}. Re-send err.messages with the same "
+                    "conversation_id and session_id to complete the write (stored ids are "
+                    "skipped)",
+                    stored=stored, missing=missing, messages=final_messages(conversation),
+                    conversation_id=conversation_id, session_id=session_id) from exc
+    finally:
+        if reports:
+            mem._data_memories = None
+            mem._last_message_time[conversation_id] = max(
+                t.timestamp for t in conversation.turns)
     logger.info("add %d messages to %s/%s: %s", len(parsed), mem.namespace, conversation_id,
                 {n: r.created for n, r in reports.items()})
     return reports
@@ -99,18 +154,35 @@ class TaskFeedback(BaseModel):
     experience: IngestReport | None = None
 
 
+def task_key(task: str) -> str:
+    """The experience task id of a feedback ``task``: the task itself when it fits an indexed
+    key (:data:`~graphmem.names.MAX_KEY_BYTES`), else ``"task:<sha1 of the task>"`` (so a long
+    task is stored, and re-recording it hits the same node)."""
+    if len(task.encode("utf-8")) <= MAX_KEY_BYTES:
+        return task
+    import hashlib
+
+    return "task:" + hashlib.sha1(task.encode("utf-8")).hexdigest()
+
+
 def _trajectory(task: str, status: str, trajectory: Any) -> Any:
     """An experience :class:`~graphmem.experience.trajectories.Trajectory` of ``task``: the
     model itself, a dict of one, or a list of actions (strings, or dicts with ``action`` and
-    ``observation``); reward 1.0 when resolved, else 0.0."""
-    from graphmem.experience.trajectories import Trajectory, TrajectoryStep
+    ``observation``); reward 1.0 when resolved, else 0.0.
 
+    Raises:
+        TrajectoryError: not one of those, no actions, or a bad field (an empty or too long
+            action, observation or query; naming the step and the value).
+    """
+    from graphmem.experience.trajectories import Trajectory
+
+    reward = 1.0 if status == "resolved" else 0.0
     if isinstance(trajectory, Trajectory):
-        return trajectory
+        return validate_model(Trajectory, trajectory.model_dump(), "trajectory", TrajectoryError)
     if isinstance(trajectory, dict):
-        return Trajectory.model_validate({"task_id": task, "query": task,
-                                          "reward": 1.0 if status == "resolved" else 0.0,
-                                          **trajectory})
+        return validate_model(Trajectory, {"task_id": task_key(task), "query": task,
+                                           "reward": reward, **trajectory},
+                              "trajectory", TrajectoryError)
     if isinstance(trajectory, str) or not isinstance(trajectory, Sequence):
         raise TrajectoryError("trajectory must be a Trajectory, a dict of one or a list of "
                               f"actions, got {type(trajectory).__name__}")
@@ -118,15 +190,18 @@ def _trajectory(task: str, status: str, trajectory: Any) -> Any:
     for i, step in enumerate(trajectory):
         if isinstance(step, str):
             step = {"action": step, "observation": ""}
-        if not isinstance(step, dict) or not str(step.get("action") or "").strip():
-            raise TrajectoryError(f"trajectory step {i}: needs a non-empty action, got {step!r}")
-        steps.append(TrajectoryStep(action=str(step["action"]),
-                                    observation=str(step.get("observation") or "")))
+        if not isinstance(step, dict) or not isinstance(step.get("action"), str) \
+                or not step["action"].strip():
+            raise TrajectoryError(f"trajectory step {i}: needs a non-empty action text, got "
+                                  f"{str(step)[:80]!r}")
+        observation = step.get("observation")
+        steps.append({"action": step["action"],
+                      "observation": "" if observation is None else observation})
     if not steps:
-        raise TrajectoryError("trajectory has no actions")
-    return Trajectory(task_id=task, query=task, steps=steps,
-                      reward=1.0 if status == "resolved" else 0.0, kind="expert",
-                      source="feedback")
+        raise TrajectoryError("trajectory has no actions: give at least one action")
+    return validate_model(Trajectory, {"task_id": task_key(task), "query": task, "steps": steps,
+                                       "reward": reward, "kind": "expert",
+                                       "source": "feedback"}, "trajectory", TrajectoryError)
 
 
 def _actions(trajectory: Any) -> list[str]:
@@ -147,9 +222,15 @@ def record_feedback(mem: GraphMemory, task: str, status: str, *, trajectory: Any
         retrieved: what was retrieved for the task: insight ids, or recall items (only
             insight memory's are used); None lets insight memory recall them itself.
     Raises:
-        EmptyTextError, InvalidInputError (bad status), TrajectoryError — before anything is
-            written — and the memories' own errors.
+        EmptyTextError, InvalidInputError (bad status, a task over ``MAX_TEXT_CHARS``),
+            TrajectoryError (an action over ``MAX_ACTION_CHARS``, an observation over
+            ``MAX_TEXT_CHARS``, ...) — all before anything is written, each naming the value —
+            and the memories' own errors.
+        PartialWriteError: insight memory committed the feedback, then experience memory's
+            write failed; ``err.trajectory`` is what ``mem.experience.ingest([...])`` needs to
+            complete it.
     """
+    validate_text(task, "task")
     if status not in ("resolved", "failed"):
         raise InvalidInputError(f"status must be 'resolved' or 'failed', got {status!r}")
     built = _trajectory(task, status, trajectory) if trajectory is not None else None
@@ -158,8 +239,18 @@ def record_feedback(mem: GraphMemory, task: str, status: str, *, trajectory: Any
         ids = [r if isinstance(r, str) else r.id for r in retrieved
                if isinstance(r, str) or (isinstance(r, RecallItem) and r.memory == "insight")]
     result = mem.insight.feedback(task, status, _actions(built), ids)
-    report = mem.experience.ingest([built]) if built is not None else None
     mem._data_memories = None
+    try:
+        report = mem.experience.ingest([built]) if built is not None else None
+    except Exception as exc:
+        logger.warning("feedback on %r: experience failed after insight committed: %s",
+                       task[:60], exc)
+        raise PartialWriteError(
+            f"the feedback on task {task[:80]!r} is stored in insight but its trajectory is "
+            f"not stored in experience: {type(exc).__name__}: {exc}. Complete it with "
+            "mem.experience.ingest([err.trajectory]) (re-sending the feedback would count its "
+            "evidence twice)", stored=["insight"], missing=["experience"],
+            trajectory=built) from exc
     logger.info("feedback %s on %r: insight %s, experience %s", status, task[:60],
                 result.created, None if report is None else report.created)
     return TaskFeedback(insight=result, experience=report)

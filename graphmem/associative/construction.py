@@ -22,10 +22,11 @@ from graphmem.associative.extraction import normalise_cue
 from graphmem.associative.models import EpisodeInput
 from graphmem.associative.themes import group_themes
 from graphmem.errors import EmptyTextError, InvalidInputError
-from graphmem.names import node_id
+from graphmem.names import check_key, node_id
 from graphmem.retrieval import unit_rows
 from graphmem.retrieval.text import analyze
 from graphmem.timeparse import time_param
+from graphmem.validation import describe_validation_error
 
 logger = logging.getLogger(__name__)
 
@@ -36,11 +37,23 @@ THEME_CUE_KINDS = frozenset({"keyword", "entity"})
 def episodes_of(conversation: Any) -> list[EpisodeInput]:
     """Episodes of a :class:`graphmem.conversations.Conversation` (one per turn, in order).
 
+    Every turn passes :func:`graphmem.conversations.check_turn_fields` first (the limits every
+    memory applies: ids, speaker and session are indexed keys, text at most ``MAX_TEXT_CHARS``).
+    The stored content adds a ``"speaker: "`` prefix (:attr:`EpisodeInput.content`); the limit is
+    the turn text's, never re-checked on the prefixed text.
+
     Raises:
-        EmptyTextError / InvalidInputError: a turn with empty text or ids.
+        EmptyTextError / InvalidInputError: a turn with empty text, a bad id, speaker or
+            session, or a text over the limit (naming the conversation, the turn and the field).
     """
+    from graphmem.conversations.models import check_turn_fields
+
+    check_key("conversation id", conversation.id)
     out = []
     for i, turn in enumerate(conversation.turns):
+        where = f"conversation {conversation.id[:40]!r} turn {i} ({str(turn.source_id)[:40]!r})"
+        check_turn_fields(where, source_id=turn.source_id, speaker=turn.speaker,
+                          text=turn.text, session=str(turn.session))
         try:
             out.append(EpisodeInput(
                 conversation_id=conversation.id,
@@ -52,10 +65,9 @@ def episodes_of(conversation: Any) -> list[EpisodeInput]:
                 position=max(getattr(turn, "position", 0), i),
             ))
         except PydanticValidationError as exc:
-            error = exc.errors()[0]
-            where = f"conversation {conversation.id!r} turn {i} ({turn.source_id!r})"
-            cls = EmptyTextError if "empty" in error["msg"] else InvalidInputError
-            raise cls(f"{where}: {'.'.join(map(str, error['loc']))}: {error['msg']}") from exc
+            message = describe_validation_error(exc, where)
+            cls = EmptyTextError if "empty" in message else InvalidInputError
+            raise cls(message) from None
     return out
 
 

@@ -5,7 +5,7 @@ Two extractors fill the same graph:
 
 - :class:`HeuristicCueExtractor` needs no LLM: YAKE key phrases (keyword cues), capitalised-name
   and all-caps patterns (entity cues), date and relative-time patterns plus the episode's own
-  month (time cues), subject-pronoun + verb patterns (action cues) and "my favourite X" /
+  UTC month (time cues, :func:`month_cue`), subject-pronoun + verb patterns (action cues) and "my favourite X" /
   "I'm a X" patterns (attribute cues). A tag is built from the cue's kind (who / when / did /
   is / about) and the episode's predicate (its first action verb and its top key phrases).
   Semantic units come from first-person preference and identity patterns.
@@ -21,10 +21,12 @@ import logging
 import re
 import unicodedata
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, Protocol
 
 from graphmem.associative.models import CueLink, EpisodeExtraction, EpisodeInput, SemanticFact
 from graphmem.text import normalise_for_matching
+from graphmem.timeparse import to_utc
 
 logger = logging.getLogger(__name__)
 
@@ -118,6 +120,17 @@ def normalise_cue(text: str) -> str:
         previous = out
         out = _NORMALISE_STRIP.sub("", out).strip()
     return out[:MAX_CUE_CHARS].strip()
+
+
+def month_cue(occurred_at: datetime) -> str:
+    """The time cue of the month an episode belongs to: its **UTC** month (the one rule for
+    which day / month / year a message belongs to, :mod:`graphmem.timeparse`), e.g.
+    ``2023-01-31T23:30:00-05:00`` (04:30 UTC on 1 February) -> ``"february 2023"``.
+
+    Raises:
+        InvalidInputError: a naive ``occurred_at``.
+    """
+    return to_utc(occurred_at, field="episode time").strftime("%B %Y").lower()
 
 
 class CueExtractor(Protocol):
@@ -267,7 +280,7 @@ class HeuristicCueExtractor:
         keywords = self.key_phrases(text)
         entities = [e for e in self.entities(text, [*known_names, episode.speaker]) if e != speaker]
         times = self.times(text)
-        times.append(episode.occurred_at.strftime("%B %Y").lower())
+        times.append(month_cue(episode.occurred_at))
         actions = self.actions(text)
         attributes = self.attributes(text)
         verb = actions[0] if actions else "mentions"

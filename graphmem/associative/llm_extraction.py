@@ -14,6 +14,7 @@ from graphmem.associative.extraction import normalise_cue
 from graphmem.associative.models import CueLink, EpisodeExtraction, EpisodeInput, SemanticFact
 from graphmem.errors import ControllerError
 from graphmem.llm import LLMUsage, constrained_schema, invoke_structured
+from graphmem.timeparse import to_utc
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +81,7 @@ class LLMCueExtractor:
 
     def _batch(self, batch: Sequence[EpisodeInput]) -> list[EpisodeExtraction]:
         """One call (plus one retry) for ``batch`` under :func:`extraction_json_schema`."""
-        lines = [f"[{e.source_id}] ({e.occurred_at:%d %B %Y}) {e.content}" for e in batch]
+        lines = [f"[{e.source_id}] ({to_utc(e.occurred_at):%d %B %Y}) {e.content}" for e in batch]
         messages = [("system", _SYSTEM), ("human", "Episodes:\n" + "\n".join(lines))]
         wanted = [e.source_id for e in batch]
         result = invoke_structured(self.llm, EpisodeBatchExtraction, messages, self.usage,

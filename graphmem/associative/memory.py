@@ -16,6 +16,7 @@ import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +30,7 @@ from graphmem.associative.recall import Reconstructor
 from graphmem.associative.reconstruction import ReconstructionConfig, question_cue_texts
 from graphmem.associative.routing import HeuristicAssociativeRouter, LLMAssociativeRouter
 from graphmem.associative.store import AssociativeStore, StaleTimeline
-from graphmem.documents import item_document, turn_key
+from graphmem.documents import conversation_fusion_key, item_document
 from graphmem.embeddings import Embedder
 from graphmem.errors import DatabaseError, EmptyTextError, InvalidInputError
 from graphmem.graph.runner import QueryRunner
@@ -39,6 +40,7 @@ from graphmem.names import node_id
 from graphmem.retrieval import HybridSearch
 from graphmem.retrieval.fusion import FusionParams
 from graphmem.retrieval.text import analyze
+from graphmem.timeparse import check_window
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -223,12 +225,10 @@ class AssociativeMemory(Memory[AssociativeItem]):
 
     def counts(self) -> dict[str, int]:
         """Node counts by label (``Cue``, ``Tag``, ``Episode``, ``SemanticUnit``, ``Theme``,
-        ``Timeline``) and
-        relationship counts by type (``HAS_TAG``, ``LEADS_TO``, ``NEXT_EPISODE``,
-        ``DERIVED_FROM``, ``GROUPS``) of this namespace."""
+        ``Timeline``) of this namespace, zeros included; relationships (``HAS_TAG``,
+        ``LEADS_TO``, ...) are in :meth:`relationship_counts`."""
         row = self.store.counts()
-        return {**{label: int(row[key]) for label, key in LABEL_KEYS.items()},
-                **{rel: int(row[key]) for rel, key in RELATIONSHIP_KEYS.items()}}
+        return {label: int(row[key]) for label, key in LABEL_KEYS.items()}
 
     # ------------------------------------------------------------------ baseline
     def vector_search(self, question: str, k: int = 10) -> list[AssociativeItem]:
@@ -252,7 +252,8 @@ class AssociativeMemory(Memory[AssociativeItem]):
     # ------------------------------------------------------------------ reconstruction
     def recall(self, query: str, k: int = 10, *, max_rounds: int | None = None,
                structure: Structure | None = None,
-               config: ReconstructionConfig | None = None) -> RecallResult[AssociativeItem]:
+               config: ReconstructionConfig | None = None, since: datetime | None = None,
+               until: datetime | None = None) -> RecallResult[AssociativeItem]:
         """Active multi-step reconstruction (MRAgent section 4 / 6) on the retrieval engine.
 
         Round 1 (``seed``): :class:`graphmem.retrieval.HybridSearch` over the namespace's Episodes
@@ -272,18 +273,24 @@ class AssociativeMemory(Memory[AssociativeItem]):
             structure: ``ce`` (cue->episode), ``cte`` (cue-tag-episode), ``ctc`` (with semantic
                 units, attached to their episode as ``facts``).
             config: overrides the memory's :class:`ReconstructionConfig`.
+            since, until: the half-open window ``since <= t < until`` on the episode's time
+                (``occurred_at``; time-zone-aware datetimes, either may be None: open): the
+                seed round's candidates, and so every content reconstruction can lift, are
+                the window's episodes (filtered in the query, before its top-k cuts).
         Returns:
             :class:`~graphmem.memory.RecallResult` of :class:`AssociativeItem` (score = engine
             final score), ``rounds`` from 1 (seed) with ``details`` active_cues / candidates /
             selected_tags / stop / stop_reason; ``timings`` in ms (embed, search, total).
         Raises:
-            EmptyTextError: empty question. InvalidInputError: k or max_rounds out of range.
+            EmptyTextError: empty question. InvalidInputError: k or max_rounds out of range; a
+                naive ``since`` / ``until`` or ``since >= until`` (naming the value).
             ControllerError: invalid LLM routing output twice.
         """
         began = time.perf_counter()
         if not isinstance(query, str) or not query.strip():
             raise EmptyTextError(f"question is empty: {query!r}")
         check_count("k", k)
+        since, until = check_window(since, until)
         cfg = (config or self.config).model_copy()
         if max_rounds is not None:
             cfg.steps = check_count("max_rounds", max_rounds, high=20) - 1
@@ -297,7 +304,7 @@ class AssociativeMemory(Memory[AssociativeItem]):
         q_vec = self.embedder.embed_query(query)  # the one model call of a recall
         embedded = time.perf_counter()
         search = HybridSearch(self.runner, "Episode", self.fusion)
-        row = search.fetch(self.namespace, query, q_vec)
+        row = search.fetch(self.namespace, query, q_vec, since=since, until=until)
         terms = analyze(query)
         ranked = search.rank(row, terms, cfg.pool)
         trace: list[RoundTrace] = [RoundTrace(
@@ -325,7 +332,9 @@ class AssociativeMemory(Memory[AssociativeItem]):
 
     def documents(self, result: RecallResult[AssociativeItem]) -> list[Document]:
         """One Document per item: provenance ``dia_ids``, conversation, time, round,
-        similarity, ``found_by`` and the path; an episode's fusion key is its turn key."""
+        similarity, ``found_by`` and the path; an item resting on one turn (an episode, a semantic
+        unit of one turn) fuses on that turn
+        (:func:`graphmem.documents.conversation_fusion_key`)."""
         docs = []
         for rank, item in enumerate(result.items, start=1):
             path = [step.model_dump() for step in item.path]
@@ -335,6 +344,5 @@ class AssociativeMemory(Memory[AssociativeItem]):
                 {"dia_ids": list(item.source_ids), "conversation_id": item.conversation_id,
                  "occurred_at": item.occurred_at, "round": item.round,
                  "similarity": item.similarity, "found_by": list(item.found_by), "path": path},
-                turn_key(list(item.source_ids), item.text)
-                if item.kind == "episode" and item.source_ids else None))
+                conversation_fusion_key(item.source_ids, item.conversation_id)))
         return docs

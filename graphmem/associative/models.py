@@ -55,7 +55,10 @@ class EpisodeInput(BaseModel):
 
     @property
     def content(self) -> str:
-        """The text stored and embedded: ``"<speaker>: <text>"`` (the raw turn)."""
+        """The text stored: ``"<speaker>: <text>"`` (the raw turn). Derived, so not checked
+        against ``MAX_TEXT_CHARS`` again: the limit applies to ``text`` (checked by
+        :func:`graphmem.associative.construction.episodes_of`), and the embedding input built
+        from it is cut by :func:`graphmem.validation.clip_derived`."""
         return f"{self.speaker}: {self.text}"
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from graphmem.graph.runner import QueryRunner
+from graphmem.retrieval.engine import EXACT_LIMIT
 
 logger = logging.getLogger(__name__)
 
@@ -154,12 +155,15 @@ class AssociativeStore:
         return self.runner.read("associative/count_structure", namespace=self.namespace)[0]
 
     def search_episodes(self, embedding: np.ndarray, k: int) -> list[Row]:
-        """Top ``k`` episodes by cosine to ``embedding`` ``(d,)``: the vector index oversampled
-        (``max(10k, 200)``) and filtered by namespace, with an exact in-namespace scan when fewer
-        than ``k`` come back."""
+        """Top ``k`` episodes by cosine to ``embedding`` ``(d,)``, best first, ties by id: an
+        exact scan of the namespace's own episodes when it holds at most
+        :data:`~graphmem.retrieval.engine.EXACT_LIMIT` (the answer then does not depend on other
+        namespaces), else the vector index oversampled (``max(10k, 200)``) and filtered by
+        namespace, with the exact scan when fewer than ``k`` come back."""
         vec = [float(x) for x in embedding]
         rows = self.runner.read("associative/search_episodes", namespace=self.namespace,
-                                embedding=vec, oversample=max(10 * k, 200), k=k)
+                                embedding=vec, oversample=max(10 * k, 200), k=k,
+                                exact_limit=EXACT_LIMIT)
         if len(rows) < k:
             rows = self.runner.read("associative/search_episodes_exact", namespace=self.namespace,
                                     embedding=vec, k=k)

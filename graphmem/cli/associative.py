@@ -16,6 +16,7 @@ from graphmem.cli.common import (
     open_memory,
     print_ingest,
     print_recall,
+    stored_turns,
 )
 from graphmem.cli.display import shorten
 from graphmem.cli.failures import require_path
@@ -41,7 +42,8 @@ def ingest(
     total = sum(len(c.turns) for c in conversations)
     with ingest_progress("associative ingest", unit="turn", total=total,
                          quiet=as_json) as progress, open_memory(namespace) as mem:
-        report = mem.associative.ingest(conversations, progress=progress)
+        with progress.counting(lambda: stored_turns(mem, "associative", conversations)):
+            report = mem.associative.ingest(conversations, progress=progress)
     if as_json:
         print(report.model_dump_json(indent=2))
         return

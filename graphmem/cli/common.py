@@ -4,7 +4,7 @@ printing of recall results and ingest reports (the same for every memory)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -105,6 +105,22 @@ def open_memory(namespace: str | None = None) -> GraphMemory:
     return GraphMemory.from_settings(namespace=namespace, migrate=True)
 
 
+def confirm_reset(assume_yes: bool = False) -> Callable[[str, int], bool]:
+    """The question ``--reset`` asks before it deletes a namespace: ``confirm(namespace,
+    nodes)``. In a terminal (stdin a tty) it is typer's confirm prompt, default no; no aborts
+    the command (exit 1) with nothing deleted. Outside a terminal, or with ``assume_yes``
+    (``--yes``), the flag itself is the answer (True)."""
+    import sys
+
+    def confirm(namespace: str, nodes: int) -> bool:
+        if assume_yes or not sys.stdin.isatty():
+            return True
+        return typer.confirm(f"Delete all {nodes} nodes of namespace {namespace!r}?",
+                             default=False, abort=True)
+
+    return confirm
+
+
 def print_llm_summary(usage: Any, path: str) -> None:
     """Print the LLM accounting line of a command, e.g. ``LLM calls: 0 (heuristic path)``.
 
@@ -145,6 +161,23 @@ def print_ingest(report: IngestReport) -> None:
             value = f"{len(value)} entries (--json shows them)"
         console.print(escape(f"  {key}: {value}"), highlight=False)
     print_llm_summary(report.llm_usage, report.extractor)
+
+
+def stored_turns(mem: GraphMemory, memory: str, conversations: Any) -> int:
+    """Turns of ``conversations`` whose unit ``memory`` (``"state"``: Events,
+    ``"associative"``: Episodes) holds in ``mem``'s namespace: the database's answer, one count
+    query per conversation (what an interrupted ingest committed).
+
+    Raises:
+        UnknownQueryError: a memory without a ``<memory>/count_stored_turns`` query.
+        DatabaseError subclasses.
+    """
+    total = 0
+    for conv in conversations:
+        rows = mem.query(f"{memory}/count_stored_turns", conversation=conv.id,
+                         source_ids=list(dict.fromkeys(t.source_id for t in conv.turns)))
+        total += int(rows[0]["stored"]) if rows else 0
+    return total
 
 
 @contextmanager

@@ -21,11 +21,15 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 
 from graphmem import errors as ge
+
+if TYPE_CHECKING:
+    from graphmem.progress import Tracker
 
 logger = logging.getLogger(__name__)
 
@@ -142,13 +146,27 @@ def resume_command() -> str:
     return "graphmem " + shlex.join(sys.argv[1:] if args is None else args)
 
 
+def committed_line(t: Tracker) -> str:
+    """What one interrupted step committed: the database's count when the step asked it
+    (:meth:`graphmem.progress.Tracker.counting`), e.g. ``"state ingest: 788 of 788 turns
+    committed"``; else the progress count as the lower bound it is (``"at least 12 of 40 ..."``)."""
+    total = f" of {t.units(t.total)}" if t.total is not None else ""
+    if t.committed is not None:
+        counted = f"{t.committed}{total}" if total else t.units(t.committed)
+        return f"{t.description}: {counted} committed"
+    counted = f"{t.done}{total}" if total else t.units()
+    return f"{t.description}: at least {counted} committed"
+
+
 def report_interrupt() -> int:
-    """Print what was committed before Ctrl-C and the command that resumes; returns 130."""
+    """Print what was committed before Ctrl-C (see :func:`committed_line`) and the command that
+    resumes; returns 130."""
     from graphmem import progress
 
     steps = list(progress.current) + list(progress.interrupted)
+    progress.interrupted.clear()  # reported once (graphmem shell runs many commands)
     if steps:
-        done = "; ".join(f"{t.description}: {t.status()} committed" for t in steps)
+        done = "; ".join(committed_line(t) for t in steps)
     else:
         done = "no ingest was running"
     err_console.print(f"interrupted — {escape(done)} — resume with: "

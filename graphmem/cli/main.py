@@ -202,55 +202,67 @@ def migrate(
 
 @app.command("memories")
 def memories(
-    namespace: str = typer.Option(None, "--namespace", "-n", help="tenant for the counts"),
+    namespace: str = typer.Option(None, "--namespace", "-n",
+                                  help="tenant for the counts (default GRAPHMEM_NAMESPACE)"),
     counts: bool = typer.Option(True, "--counts/--no-counts",
-                                help="add node counts when a Neo4j answers (never starts one)"),
+                                help="add node and relationship counts when a Neo4j answers "
+                                     "(never starts one)"),
     as_json: bool = typer.Option(False, "--json", help="print the list (and counts) as JSON"),
 ) -> None:
-    """List the registered memories: name, labels, summary and, when connected, node counts."""
+    """List the registered memories: name, labels, summary and, when connected, the namespace's
+    nodes by label and relationships by type."""
     import json as _json
 
     from graphmem.memory import MEMORY_REGISTRY
 
-    numbers: dict[str, dict[str, int]] = {}
-    if counts:
-        numbers = _try_counts(namespace)
+    found = _try_counts(namespace) if counts else None
+    nodes, relationships = (found["nodes"], found["relationships"]) if found else ({}, {})
     if as_json:
         print(_json.dumps([{"memory": spec.name, "labels": list(spec.labels),
-                            "summary": spec.summary, "counts": numbers.get(spec.name)}
+                            "summary": spec.summary,
+                            "namespace": found["namespace"] if found else None,
+                            "counts": nodes.get(spec.name),
+                            "relationships": relationships.get(spec.name)}
                            for spec in MEMORY_REGISTRY.values()], indent=2))
         return
-    columns = ["memory", "labels", "summary"] + (["counts"] if numbers else [])
-    table = Table(*columns)
+    columns = ["memory", "labels", "summary"] + (["nodes", "relationships"] if found else [])
+    title = f"memories — counts in namespace {found['namespace']!r}" if found else "memories"
+    table = Table(*columns, title=title)
     for spec in MEMORY_REGISTRY.values():
         row = [spec.name, ", ".join(spec.labels), spec.summary]
-        if numbers:
-            per = numbers.get(spec.name, {})
-            row.append(", ".join(f"{label} {n}" for label, n in per.items()) or "0")
+        if found:
+            row.append(", ".join(f"{label} {n}" for label, n in
+                                 nodes.get(spec.name, {}).items()) or "0")
+            row.append(", ".join(f"{kind} {n}" for kind, n in
+                                 relationships.get(spec.name, {}).items()) or "0")
         table.add_row(*row)
     console.print(table)
 
 
-def _try_counts(namespace: str | None) -> dict[str, dict[str, int]]:
-    """Per-memory counts from a Neo4j that already runs, or ``{}`` (logged) when none answers
-    (in ``graphmem shell``: through the shell's connection)."""
+def _try_counts(namespace: str | None) -> dict | None:
+    """``{"namespace", "nodes": {memory: {label: n}}, "relationships": {memory: {type: n}}}``
+    from a Neo4j that already runs, or None (logged) when none answers (in ``graphmem shell``:
+    through the shell's connection)."""
     from graphmem.cli.common import warm_memory
     from graphmem.config import GraphmemSettings, Neo4jSettings
     from graphmem.connect import open_memory_at
     from graphmem.errors import GraphmemError
 
-    settings = GraphmemSettings()
+    def answer(mem) -> dict:
+        return {"namespace": mem.namespace, "nodes": mem.counts(),
+                "relationships": mem.relationship_counts()}
+
     try:
         if warm_memory() is not None:
             from graphmem.cli.common import open_memory
 
-            return open_memory(namespace).counts()
-        with open_memory_at(Neo4jSettings(), settings, namespace=namespace,
+            return answer(open_memory(namespace))
+        with open_memory_at(Neo4jSettings(), GraphmemSettings(), namespace=namespace,
                             start_local=False) as mem:
-            return mem.counts()
+            return answer(mem)
     except GraphmemError as exc:
         logger.info("no counts: %s", exc)
-        return {}
+        return None
 
 
 @app.command("namespaces")
@@ -311,7 +323,12 @@ def demo(
         None, "--data", help="folder with the full datasets (locomo/, scienceworld/, fever/); "
         "default: GRAPHMEM_DATA, else the samples bundled with graphmem"),
     locomo: Path | None = typer.Option(None, help="a LoCoMo-format file (default: DATA's locomo/locomo-dev.json, else the bundled sample)"),
-    namespace: str = typer.Option("demo", help="tenant scope; rebuilt from scratch"),
+    namespace: str | None = typer.Option(
+        None, help="tenant scope (default 'demo'; with --llm 'demo-llm'); what it holds is kept "
+        "unless --reset"),
+    reset: bool = typer.Option(False, "--reset", help="delete every node of the namespace "
+                               "before the demo writes (asks first in a terminal)"),
+    yes: bool = typer.Option(False, "--yes", "-y", help="with --reset: do not ask"),
     quick: bool = typer.Option(False, "--quick", help="bounded demo (about 2 minutes): 60 turns, "
                                "6 ScienceWorld tasks (gold only, no simulator), 12 FEVER claims, "
                                "one recall per memory"),
@@ -321,26 +338,33 @@ def demo(
     llm: str | None = typer.Option(
         None, "--llm", help="'local': instead, run every LLM controller and extractor once with "
         "the packaged SmolLM2 model (needs the local-llm extra) on a slice of the bundled data, "
-        "and print calls, tokens and seconds per operation"),
+        "in its own namespace, and print calls, tokens and seconds per operation"),
 ) -> None:
     """The main job: real data into all four memories, then recalls with provenance."""
     import json as _json
 
+    from graphmem.cli.common import confirm_reset
     from graphmem.demo import run_demo
 
     began = time.monotonic()
+    confirm = confirm_reset(assume_yes=yes)
     with cli_errors():
         if llm is not None:
             if llm != "local":
                 raise InvalidInputError(f"--llm {llm!r} is not known: use --llm local")
-            from graphmem.demo_llm import run_llm_demo
+            from graphmem.demo import reset_namespace
+            from graphmem.demo_llm import NAMESPACE, demo_model, run_llm_demo
 
-            with open_memory(namespace) as mem:
-                mem.delete_namespace()
-                summary = run_llm_demo(mem, console)
+            with console.status("Loading the local model"):
+                model = demo_model()  # a missing extra fails here, before anything is written
+            with open_memory(namespace or NAMESPACE) as mem:
+                if reset:
+                    reset_namespace(mem, console, confirm)
+                summary = run_llm_demo(mem, console, llm=model)
         else:
-            summary = run_demo(data, namespace, locomo, science_tasks=science_tasks,
-                               fever_claims=fever_claims, console=console, quick=quick)
+            summary = run_demo(data, namespace or "demo", locomo, science_tasks=science_tasks,
+                               fever_claims=fever_claims, console=console, quick=quick,
+                               reset=reset, confirm=confirm)
     console.print(f"demo finished in {time.monotonic() - began:.0f} s")
     if json_out:
         json_out.write_text(_json.dumps(summary, indent=2, default=str))

@@ -4,6 +4,7 @@ and evaluate on LoCoMo / MemConflict (EMIR² SEMG, seed 002)."""
 from __future__ import annotations
 
 import json
+import uuid
 from pathlib import Path
 
 import typer
@@ -14,6 +15,7 @@ from graphmem.cli.common import (
     open_memory,
     print_ingest,
     print_recall,
+    stored_turns,
 )
 from graphmem.cli.failures import require_path
 
@@ -35,7 +37,8 @@ def ingest(
     total = sum(len(c.turns) for c in conversations)
     with ingest_progress("state ingest", unit="turn", total=total, quiet=as_json) as progress, \
             open_memory(namespace) as mem:
-        report = mem.state.ingest(conversations, progress=progress)
+        with progress.counting(lambda: stored_turns(mem, "state", conversations)):
+            report = mem.state.ingest(conversations, progress=progress)
     if as_json:
         print(report.model_dump_json(indent=2))
         return
@@ -84,6 +87,8 @@ def evaluate(
         if not skip_memconflict:
             memconflict = memconflict or resolve("memconflict")
             with open_memory("eval-state") as mem:
-                out["memconflict"] = evaluate_memconflict(mem, memconflict,
+                # namespaces of this run only: it deletes them, and nothing it did not create
+                prefix = f"eval-state-mc-{uuid.uuid4().hex[:8]}"
+                out["memconflict"] = evaluate_memconflict(mem, memconflict, prefix=prefix,
                                                           max_personas=max_personas)
     print(json.dumps(out, indent=2, default=str))

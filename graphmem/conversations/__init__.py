@@ -33,7 +33,10 @@ Timestamps are timezone-aware: a zone in the value is honoured (``"2024-03-01 10
 18:00 UTC); a value without one is taken as ``default_tz`` (UTC unless given). A value that is not
 a date (``"session one"``) is refused naming the field (``session_2_date_time``, the message's
 ``timestamp``, the session's ``Date``) and the value. Conversation ids, turn source ids and
-session keys pass :func:`graphmem.names.check_key` (at most ``MAX_KEY_BYTES`` UTF-8 bytes).
+session keys pass :func:`graphmem.names.check_key` (at most ``MAX_KEY_BYTES`` UTF-8 bytes);
+:func:`read_conversations` also checks every turn with
+:func:`~graphmem.conversations.models.validate_conversation` (speakers are keys too, texts at most
+``MAX_TEXT_CHARS`` characters), the same rules agent messages and every memory's ingest apply.
 
 Raises (all readers): :class:`~graphmem.errors.InputFormatError` naming the file and the line
 (JSON decode errors and JSONL lines) or the item path (schema errors inside a JSON file).
@@ -43,16 +46,27 @@ from graphmem.conversations.generic import read_generic
 from graphmem.conversations.io import detect_format, read_conversations
 from graphmem.conversations.locomo import read_locomo
 from graphmem.conversations.memconflict import read_memconflict
-from graphmem.conversations.models import Conversation, Format, QAItem, Turn
+from graphmem.conversations.models import (
+    Conversation,
+    Format,
+    QAItem,
+    StoredMessage,
+    Turn,
+    check_turn_fields,
+    validate_conversation,
+)
 
 __all__ = [
     "Conversation",
     "Format",
     "QAItem",
+    "StoredMessage",
     "Turn",
+    "check_turn_fields",
     "detect_format",
     "read_conversations",
     "read_generic",
     "read_locomo",
     "read_memconflict",
+    "validate_conversation",
 ]

@@ -12,7 +12,7 @@ from graphmem.conversations.files import is_jsonl, iter_jsonl, load_json
 from graphmem.conversations.generic import read_generic
 from graphmem.conversations.locomo import read_locomo
 from graphmem.conversations.memconflict import read_memconflict
-from graphmem.conversations.models import Conversation, Format
+from graphmem.conversations.models import Conversation, Format, validate_conversation
 from graphmem.errors import InputFormatError
 
 logger = logging.getLogger(__name__)
@@ -43,17 +43,18 @@ def read_conversations(
 ) -> list[Conversation]:
     """Read every conversation of ``path`` in format ``fmt`` (``"auto"`` detects it).
 
+    Every conversation read passes :func:`~graphmem.conversations.models.validate_conversation`
+    (the limits every memory applies), so a file that reads is one every memory can store.
+
     Raises:
-        InputFormatError: malformed file, line or item (names file and line or item path).
-        ValueError: unknown ``fmt``.
+        InputFormatError: malformed file, line or item (names file and line or item path), an
+            unknown ``fmt``, or a turn over a limit (names the file, conversation, turn, field).
     """
     path = Path(path)
     chosen = detect_format(path) if fmt == "auto" else fmt
     logger.debug("reading %s as %s", path, chosen)
-    if chosen == "locomo":
-        return read_locomo(path, default_tz)
-    if chosen == "generic":
-        return read_generic(path, default_tz)
-    if chosen == "memconflict":
-        return read_memconflict(path, default_tz)
-    raise InputFormatError(f"{path}: unknown format {fmt!r} (use auto, locomo, generic, memconflict)")
+    readers = {"locomo": read_locomo, "generic": read_generic, "memconflict": read_memconflict}
+    if chosen not in readers:
+        raise InputFormatError(
+            f"{path}: unknown format {fmt!r} (use auto, locomo, generic, memconflict)")
+    return [validate_conversation(c, str(path)) for c in readers[chosen](path, default_tz)]

@@ -2,6 +2,13 @@
 
 Timestamps are read by the one shared parser, :func:`graphmem.timeparse.parse_timestamp`;
 ids stored in indexed properties pass :func:`graphmem.names.check_key` (see :func:`checked_key`).
+
+The rules every memory's conversation input must meet live in one function,
+:func:`check_turn_fields` (used for agent messages, file readers and each memory's ingest):
+the source id, the speaker and the session are indexed keys (:func:`graphmem.names.check_key`,
+at most ``MAX_KEY_BYTES`` UTF-8 bytes), the text a non-blank text of at most ``MAX_TEXT_CHARS``
+characters (:func:`graphmem.validation.validate_text`). :func:`validate_conversation` applies
+them to a whole :class:`Conversation`.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validato
 
 from graphmem.errors import InputFormatError, InvalidInputError
 from graphmem.names import check_key
+from graphmem.validation import validate_text
 
 #: Input formats of :func:`graphmem.conversations.read_conversations`.
 Format = Literal["auto", "locomo", "generic", "memconflict"]
@@ -28,6 +36,10 @@ class Turn(BaseModel):
         session: session key (``"session_1"``, ``"S5"``, ``"default"``).
         position: 0-based order in the conversation (breaks timestamp ties).
         meta: format-specific structured fields (MemConflict facts), else empty.
+        message_json: the message's full serialised form (JSON text) when it came from an
+            agent message that carries one (a LangChain message of
+            :class:`graphmem.langchain.GraphmemChatMessageHistory`), stored on state memory's
+            Event; else None.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -39,6 +51,7 @@ class Turn(BaseModel):
     session: str = "default"
     position: int = Field(default=0, ge=0)
     meta: dict[str, Any] = Field(default_factory=dict)
+    message_json: str | None = None
 
     @field_validator("text")
     @classmethod
@@ -46,6 +59,44 @@ class Turn(BaseModel):
         if not value.strip():
             raise ValueError("text is blank")
         return value
+
+
+class StoredMessage(BaseModel):
+    """One stored message of a conversation, as :meth:`graphmem.facade.GraphMemory.messages`
+    returns it (state memory's Event of the message).
+
+    Attributes:
+        id: the message id: the caller's own (``Message.id``, a LangChain message's ``id``) or
+            the one graphmem derived for a message without one (``msg-<hash>``).
+        role: who said it (the message's role or speaker).
+        content: what was said (the text that was stored and is searched).
+        timestamp: when it was said (timezone-aware).
+        conversation_id: its conversation. session_id: its session key (``"default"`` unless
+            one was given).
+        message_json: the message's full serialised form (JSON text) when it was added with one
+            (:class:`graphmem.langchain.GraphmemChatMessageHistory` stores every message so),
+            else None.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    role: str
+    content: str
+    timestamp: AwareDatetime
+    conversation_id: str
+    session_id: str = "default"
+    message_json: str | None = None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any], conversation_id: str) -> StoredMessage:
+        """A row of ``state/conversation_events`` (``occurred_at`` a Neo4j or Python datetime)."""
+        stamp = row["occurred_at"]
+        stamp = stamp.to_native() if hasattr(stamp, "to_native") else stamp
+        return cls(id=(row.get("source_ids") or [row["id"]])[0], role=row.get("speaker") or "",
+                   content=row["text"], timestamp=stamp,
+                   conversation_id=row.get("conversation") or conversation_id,
+                   session_id=row.get("session") or "default", message_json=row.get("message_json"))
 
 
 class QAItem(BaseModel):
@@ -103,3 +154,62 @@ def checked_key(where: str, field: str, value: str) -> str:
         return check_key(field, value)
     except InvalidInputError as exc:
         raise InputFormatError(f"{where}: {exc}") from None
+
+
+#: Field names of :func:`check_turn_fields` for a conversation turn.
+TURN_FIELDS = {"source_id": "source_id", "speaker": "speaker", "text": "text",
+               "session": "session"}
+
+
+def check_turn_fields(where: str, *, source_id: object, speaker: object, text: object,
+                      session: object = "default", names: dict[str, str] | None = None) -> None:
+    """The one set of rules for a turn (or an agent message) that any memory stores.
+
+    Args:
+        where: what is checked (``"message 3"``, ``"conversation 'c1' turn 3"``), named first.
+        source_id: its id, or None for one graphmem derives. speaker: who said it.
+        text: what was said. session: its session key, or None for the default session.
+        names: the fields' names in the caller's vocabulary (keys ``source_id``, ``speaker``,
+            ``text``, ``session``; default :data:`TURN_FIELDS`), used in messages.
+    Raises:
+        EmptyTextError: a blank or missing text. InvalidInputError: an id, speaker or session
+            that is not an indexable key (blank, not UTF-8, over ``MAX_KEY_BYTES`` bytes), or a
+            text over ``MAX_TEXT_CHARS`` characters; each names ``where``, the field and the
+            value.
+    """
+    label = {**TURN_FIELDS, **(names or {})}
+    check_key(f"{where}: {label['speaker']}", speaker)
+    if source_id is not None:
+        check_key(f"{where}: {label['source_id']}", source_id)
+    if session is not None:
+        check_key(f"{where}: {label['session']}", session)
+    validate_text(text, f"{where}: {label['text']}")
+
+
+def validate_conversation(conversation: Conversation, where: str = "") -> Conversation:
+    """``conversation`` if every memory can store it (its id and every turn pass
+    :func:`check_turn_fields`; turn ids are unique), else raise. Pure: no I/O.
+
+    Args:
+        where: a prefix for messages (a file name), or ``""``.
+    Raises:
+        EmptyTextError / InvalidInputError: naming the conversation, the turn index, the field
+            and the value; InputFormatError instead (same message) when ``where`` is given.
+    """
+    prefix = f"{where}: " if where else ""
+    try:
+        check_key(f"{prefix}conversation id", conversation.id)
+        seen: set[str] = set()
+        for i, turn in enumerate(conversation.turns):
+            here = f"{prefix}conversation {conversation.id[:40]!r} turn {i}"
+            check_turn_fields(here, source_id=turn.source_id, speaker=turn.speaker,
+                              text=turn.text, session=turn.session)
+            if turn.source_id in seen:
+                raise InvalidInputError(f"{here}: source_id {turn.source_id!r} appears twice; "
+                                        "give every turn its own id")
+            seen.add(turn.source_id)
+    except InvalidInputError as exc:
+        if where and not isinstance(exc, InputFormatError):
+            raise InputFormatError(str(exc)) from None
+        raise
+    return conversation

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,7 @@ from graphmem.experience.matching import fgw_match
 from graphmem.experience.store import CrossInsight, ExperienceStore
 from graphmem.experience.trajectories import Trajectory, as_trajectory, read_trajectories
 from graphmem.graph.runner import QueryRunner
+from graphmem.timeparse import check_window, window_params
 from graphmem.llm import LLMUsage
 from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallItem, RecallResult,
                              Round, check_count, check_number)
@@ -247,8 +249,9 @@ class ExperienceMemory(Memory[ExperienceItem]):
                            progress=progress)
 
     # ------------------------------------------------------------------ recall
-    def recall(self, query: str, k: int = 3, *, t: int = 2,
-               with_rules: bool = True) -> RecallResult[ExperienceItem]:
+    def recall(self, query: str, k: int = 3, *, t: int = 2, with_rules: bool = True,
+               since: datetime | None = None,
+               until: datetime | None = None) -> RecallResult[ExperienceItem]:
         """EMG eq. 7: the top-``k`` tasks (K) by cosine of their query embedding, each with its
         intra-task insight and the cross-task insights of its top-``t`` (T) incident edges
         (neighbours ranked by their own similarity to ``query``).
@@ -259,21 +262,29 @@ class ExperienceMemory(Memory[ExperienceItem]):
             t: SIMILAR_TASK edges per task, T of eq. 7 (0..200).
             with_rules: add each task's stored workflow decisions and correction rules (edit
                 operations).
+            since, until: the half-open window ``since <= t < until`` (time-zone-aware
+                datetimes; either may be None: open) on when each task was recorded (its Task
+                node's ``created_at``: a trajectory carries no time of its own); neighbours of
+                the cross-task insights are held to it too. Applied in the query, before the
+                top-k cut.
         Returns:
             :class:`~graphmem.memory.RecallResult` of :class:`ExperienceItem` (score = cosine);
             one round ``recall_tasks``; ``timings`` in ms (embed, search, total).
         Raises:
-            EmptyTextError: empty query. InvalidInputError: k or t out of range.
+            EmptyTextError: empty query. InvalidInputError: k or t out of range; a naive
+                ``since`` / ``until`` or ``since >= until`` (naming the value).
         """
         began = time.perf_counter()
         validate_texts([query], what="query")
         check_count("k", k)
         check_count("t", t, low=0)
+        window = window_params(*check_window(since, until))
         embedding = [float(x) for x in self.embedder.embed_query(query)]
         embedded = time.perf_counter()
-        tasks = self.store.find_tasks(embedding, k)
+        tasks = self.store.find_tasks(embedding, k, window)
         ids = [task.id for task in tasks]
-        neighbours = self.store.find_neighbours(ids, embedding, t) if t > 0 and ids else {}
+        neighbours = (self.store.find_neighbours(ids, embedding, t, window)
+                      if t > 0 and ids else {})
         workflow, edits = self.store.find_rules(ids) if with_rules and ids else ({}, {})
         question = PathStep(action="ask", node="question", id="question", text=query[:200])
         items = []
@@ -302,11 +313,11 @@ class ExperienceMemory(Memory[ExperienceItem]):
                      "total": round((done - began) * 1000, 3)})
 
     def counts(self) -> dict[str, int]:
-        """Node counts by label (``Task``, ``DecisionGraph``, ``Action``, ``EditOperation``) and
-        relationship counts (``SIMILAR_TASK``, ``DECIDED``) of this namespace."""
+        """Node counts by label (``Task``, ``DecisionGraph``, ``Action``, ``EditOperation``) of
+        this namespace, zeros included; relationships (``SIMILAR_TASK``, ``DECIDED``, ...) are
+        in :meth:`relationship_counts`."""
         row = self.store.counts()
-        return {**{label: int(row[key]) for label, key in LABEL_KEYS.items()},
-                **{rel: int(row[key]) for rel, key in RELATIONSHIP_KEYS.items()}}
+        return {label: int(row[key]) for label, key in LABEL_KEYS.items()}
 
     def documents(self, result: RecallResult[ExperienceItem]) -> list[Document]:
         """One Document per recalled task: provenance ``task_ids`` (own key first, then the

@@ -91,20 +91,23 @@ class ExperienceStore:
         if rows:
             self.runner.write("experience/merge_similar_tasks", namespace=self.namespace, rows=rows)
 
-    def find_tasks(self, embedding: list[float], k: int) -> list[RecalledTask]:
-        """Top-``k`` tasks by cosine: vector index with oversampling, exact scan when it returns
-        fewer than ``k`` in this namespace."""
+    def find_tasks(self, embedding: list[float], k: int,
+                   window: dict[str, int | None] | None = None) -> list[RecalledTask]:
+        """Top-``k`` tasks by cosine, best first, ties by id: an exact scan of the namespace's
+        own tasks (a vector-index top list filtered by namespace afterwards would depend on
+        other namespaces' tasks). ``window``: ``{"since", "until"}`` in epoch microseconds
+        (:func:`graphmem.timeparse.window_params`; None: open) on the tasks' ``created_at``."""
         rows = self.runner.read("experience/find_tasks", namespace=self.namespace,
-                                embedding=embedding, oversample=max(k * 20, 100), k=k)
-        if len(rows) < k:
-            rows = self.runner.read("experience/scan_tasks", namespace=self.namespace,
-                                    embedding=embedding, k=k)
+                                embedding=embedding, k=k, **(window or {"since": None, "until": None}))
         return [RecalledTask(**{**r, "similarity": _cosine(r.pop("score"))}) for r in rows]
 
-    def find_neighbours(self, task_ids: list[str], embedding: list[float], t: int) -> dict[str, list[CrossInsight]]:
-        """For each task id, its top-``t`` SIMILAR_TASK edges by neighbour similarity to the query."""
+    def find_neighbours(self, task_ids: list[str], embedding: list[float], t: int,
+                        window: dict[str, int | None] | None = None) -> dict[str, list[CrossInsight]]:
+        """For each task id, its top-``t`` SIMILAR_TASK edges by neighbour similarity to the
+        query (neighbours inside ``window`` only, as :meth:`find_tasks`)."""
         rows = self.runner.read("experience/find_task_neighbours", namespace=self.namespace,
-                                task_ids=task_ids, embedding=embedding, t=t)
+                                task_ids=task_ids, embedding=embedding, t=t,
+                                **(window or {"since": None, "until": None}))
         out: dict[str, list[CrossInsight]] = {tid: [] for tid in task_ids}
         for row in rows:
             for e in row["edges"]:

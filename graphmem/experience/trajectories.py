@@ -14,7 +14,10 @@ Generic format (one object per JSONL line, or a JSON list of such objects)::
 ScienceWorld records (``sciworld_gold_*.jsonl``) use ``id``, ``task_name``, ``task_description``,
 ``initial_observation``, ``steps[{action, observation, score}]``, ``final_score`` (0..100).
 
-Every reader refuses a score that is NaN or infinite
+Limits (documented in :mod:`graphmem.validation`, checked before anything is written): an action
+is non-blank text of at most ``MAX_ACTION_CHARS`` characters; every observation and the initial
+observation at most ``MAX_TEXT_CHARS`` characters; all valid Unicode (the query's limit is
+checked where it is embedded, before any write). Every reader refuses a score that is NaN or infinite
 (:func:`graphmem.experience.scores.check_finite_scores`) and a task id that cannot be an indexed
 key (:func:`graphmem.names.check_key`: at most ``MAX_KEY_BYTES`` UTF-8 bytes) before anything
 is built from the record.
@@ -34,8 +37,21 @@ from pydantic import ValidationError as PydanticValidationError
 from graphmem.errors import InputFormatError, InvalidInputError, TrajectoryError
 from graphmem.experience.scores import check_finite_scores
 from graphmem.names import check_key
+from graphmem.validation import MAX_ACTION_CHARS, MAX_TEXT_CHARS, validate_text
 
 logger = logging.getLogger(__name__)
+
+
+def _limited(value: str, what: str, limit: int, name: str) -> str:
+    """``value`` if at most ``limit`` characters of valid Unicode (may be empty), else a
+    ValueError naming ``what`` and the limit (pydantic reports it on the field)."""
+    if value == "":
+        return value
+    try:
+        validate_text(value if value.strip() else "x", what, max_chars=limit, limit_name=name)
+    except InvalidInputError as exc:
+        raise ValueError(str(exc)) from None
+    return value
 
 
 class TrajectoryStep(BaseModel):
@@ -52,7 +68,12 @@ class TrajectoryStep(BaseModel):
     def _non_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("action is blank")
-        return value
+        return _limited(value, "action", MAX_ACTION_CHARS, "MAX_ACTION_CHARS")
+
+    @field_validator("observation")
+    @classmethod
+    def _observation(cls, value: str) -> str:
+        return _limited(value, "observation", MAX_TEXT_CHARS, "MAX_TEXT_CHARS")
 
 
 class Trajectory(BaseModel):
@@ -88,6 +109,11 @@ class Trajectory(BaseModel):
             raise ValueError("query is blank")
         return value
 
+    @field_validator("initial_observation")
+    @classmethod
+    def _initial_observation(cls, value: str) -> str:
+        return _limited(value, "initial_observation", MAX_TEXT_CHARS, "MAX_TEXT_CHARS")
+
 
 def _fail(path: Path | str, line: int, record: Any, error: Exception | str) -> TrajectoryError:
     name = record.get("id") or record.get("task_id") if isinstance(record, dict) else None
@@ -99,7 +125,8 @@ def _validate(payload: dict[str, Any], path: Path | str, line: int, raw: Any) ->
         return Trajectory.model_validate(payload)
     except PydanticValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()[:3]
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg'].removeprefix('Value error, ')}"
+            for e in exc.errors(include_url=False)[:3]
         )
         raise _fail(path, line, raw, problems) from None
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -37,6 +38,7 @@ from graphmem.llm import LLMUsage
 from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallResult, Round,
                              check_count, check_number)
 from graphmem.names import node_id
+from graphmem.timeparse import check_window, window_params
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -105,8 +107,9 @@ class InsightMemory(Memory[InsightItem]):
 
     # ---- retrieval (eqs. 2–4, 7–10) -------------------------------------------------------
     def recall(self, query: str, k: int = 3, *, query_k: int | None = None,
-               lam: float | None = None,
-               embedding: np.ndarray | None = None) -> RecallResult[InsightItem]:
+               lam: float | None = None, embedding: np.ndarray | None = None,
+               since: datetime | None = None,
+               until: datetime | None = None) -> RecallResult[InsightItem]:
         """Top-``k`` (B of eq. 10) active insights for ``query``, each with s, c, r = s − λc and
         the supporting and conflicting query ids that produced them.
 
@@ -117,12 +120,20 @@ class InsightMemory(Memory[InsightItem]):
                 memory's default.
             lam: λ ≥ 0, the conflict penalty of eq. 8; None → the default.
             embedding: ``(d,)`` float32 vector of ``query`` if already computed.
+            since, until: the half-open window ``since <= t < until`` (time-zone-aware
+                datetimes; either may be None: open) on when each insight was recorded: the
+                ``created_at`` of its Insight node (a revision is a new node, so the time of
+                that version). An insight documents a lesson, not a moment of the
+                conversation, so the time it was learned is the one it has. Applied in the
+                query (the seed queries are those leading to an insight of the window), before
+                the top-B cut.
         Returns:
             :class:`~graphmem.memory.RecallResult` of :class:`InsightItem` by r (score = r); one
             round ``recall_insights`` with ``details`` seed_query_ids, expanded_query_ids,
             query_k, lam; ``timings`` in ms.
         Raises:
-            EmptyTextError, EmbeddingDimensionError, InvalidInputError (k, query_k, λ out of range).
+            EmptyTextError, EmbeddingDimensionError, InvalidInputError (k, query_k, λ out of range;
+                a naive ``since`` / ``until`` or ``since >= until``, naming the value).
         """
         began = time.perf_counter()
         if not isinstance(query, str) or not query.strip():
@@ -131,9 +142,10 @@ class InsightMemory(Memory[InsightItem]):
         query_k = check_count("query_k", query_k if query_k is not None
                               else self.recall_params.query_k)
         lam = check_number("lam", self.recall_params.lam if lam is None else lam, low=0.0)
+        window = window_params(*check_window(since, until))
         vector = self._embedding(query, embedding)
         embedded = time.perf_counter()
-        seeds, expanded, insights = self.store.recall(vector, query_k, float(lam), k)
+        seeds, expanded, insights = self.store.recall(vector, query_k, float(lam), k, window)
         for item in insights:
             item.path = self._path(query, item, seeds, expanded)
         done = time.perf_counter()
@@ -382,13 +394,13 @@ class InsightMemory(Memory[InsightItem]):
         return found
 
     def counts(self) -> dict[str, int]:
-        """Node counts by label (``Query``, ``Step``, ``Insight``, ``ControllerDecision``) and
-        ``REVISION_OF`` edges of this namespace."""
+        """Node counts by label (``Query``, ``Step``, ``Insight``, ``ControllerDecision``) of
+        this namespace, zeros included; relationships (``REVISION_OF``, ``SUPPORTS``, ...) are
+        in :meth:`relationship_counts`."""
         row = self.store.counts()
         return {"Query": row["queries"], "Step": row["steps"],
                 "Insight": row["active_insights"] + row["archived_insights"],
-                "ControllerDecision": sum(row["decisions"].values()),
-                "REVISION_OF": row["revisions"]}
+                "ControllerDecision": sum(row["decisions"].values())}
 
     def graph_summary(self) -> dict[str, Any]:
         """Queries, steps, active / archived insights, revisions and decisions by operation."""

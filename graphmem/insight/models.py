@@ -7,8 +7,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
+from graphmem.errors import InvalidInputError
 from graphmem.llm import LLMUsage
 from graphmem.memory import RecallItem
+from graphmem.validation import MAX_ACTION_CHARS, validate_text
 
 Status = Literal["failed", "resolved"]
 EditOperation = Literal["KEEP", "ARCHIVE", "REVISE"]
@@ -88,7 +90,8 @@ class InsightState(BaseModel):
 
 class FeedbackInput(BaseModel):
     """Post-task feedback: query Q, status Ψ, the trajectory (steps of G_inter) and the ids of the
-    insights that were retrieved for it. ``retrieved=None`` means "recall them now"."""
+    insights that were retrieved for it. ``retrieved=None`` means "recall them now". Limits:
+    the query at most ``MAX_TEXT_CHARS`` characters, each step ``MAX_ACTION_CHARS``."""
 
     query: str
     status: Status
@@ -100,8 +103,11 @@ class FeedbackInput(BaseModel):
     @classmethod
     def _query_not_empty(cls, value: str) -> str:
         if not value.strip():
-            raise ValueError(f"query is empty: {value!r}")
-        return value
+            raise ValueError(f"query is empty: {value[:40]!r}")
+        try:
+            return validate_text(value, "query")
+        except InvalidInputError as exc:
+            raise ValueError(str(exc)) from None
 
     @field_validator("trajectory")
     @classmethod
@@ -109,6 +115,10 @@ class FeedbackInput(BaseModel):
         for i, step in enumerate(value):
             if not step.strip():
                 raise ValueError(f"trajectory step {i} is empty: {step!r}")
+            if len(step) > MAX_ACTION_CHARS:
+                raise ValueError(f"trajectory step {i} has {len(step)} characters, more than "
+                                 f"the limit MAX_ACTION_CHARS={MAX_ACTION_CHARS}: "
+                                 f"{step[:40]!r}...")
         return value
 
 

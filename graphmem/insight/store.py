@@ -17,11 +17,6 @@ logger = logging.getLogger(__name__)
 Step = tuple[str, dict[str, Any]]
 
 
-def oversample_for(k: int) -> int:
-    """How many vector-index hits to ask for before the namespace filter (k·20, 100..2000)."""
-    return int(min(max(k * 20, 100), 2000))
-
-
 class InsightStore:
     """Reads run at once; writes are returned as ``(query name, params)`` steps so the memory can
     run a whole unit of work in one transaction (``runner.write_many``)."""
@@ -31,14 +26,19 @@ class InsightStore:
         self.namespace = namespace
 
     # ---- reads -------------------------------------------------------------------------
-    def recall(self, embedding: np.ndarray, query_k: int, lam: float,
-               k: int) -> tuple[list[str], list[str], list[InsightItem]]:
+    def recall(self, embedding: np.ndarray, query_k: int, lam: float, k: int,
+               window: dict[str, int | None] | None = None
+               ) -> tuple[list[str], list[str], list[InsightItem]]:
         """Eqs. 2–4, 7–10 in one Cypher query: ``query_k`` similar queries, λ = ``lam``, top
-        ``k`` (= B) insights. Returns (seed query ids, expanded query ids, insights by r)."""
+        ``k`` (= B) insights. Returns (seed query ids, expanded query ids, insights by r).
+        The seed queries come from an exact cosine scan of the namespace's own queries, so the
+        answer does not depend on other namespaces' data. ``window``: ``{"since", "until"}`` in
+        epoch microseconds (:func:`graphmem.timeparse.window_params`; None: open) on the
+        insights' ``created_at``."""
         rows = self.runner.read(
             "insight/recall_insights", namespace=self.namespace,
-            embedding=[float(x) for x in embedding], k=query_k,
-            oversample=oversample_for(query_k), b=k, **{"lambda": float(lam)},
+            embedding=[float(x) for x in embedding], k=query_k, b=k, **{"lambda": float(lam)},
+            **(window or {"since": None, "until": None}),
         )
         seeds = rows[0]["seed_query_ids"] if rows else []
         expanded = rows[0]["expanded_query_ids"] if rows else []
@@ -54,13 +54,15 @@ class InsightStore:
         return seeds, expanded, items
 
     def related_queries(self, embedding: np.ndarray, query_id: str, top: int, threshold: float) -> list[dict]:
-        """``[{id, similarity}]``: up to ``top`` other queries with cosine ≥ ``threshold``."""
+        """``[{id, similarity}]``: up to ``top`` other queries of the namespace with cosine ≥
+        ``threshold`` (in [-1, 1]), best first, ties by id: an exact scan of the namespace's own
+        queries, so the RELATED_QUERY edges written from it do not depend on other namespaces."""
         if top <= 0:
             return []
         return self.runner.read(
             "insight/find_related_queries", namespace=self.namespace,
-            embedding=[float(x) for x in embedding], query_id=query_id,
-            oversample=oversample_for(top), top=top, threshold=float(threshold),
+            embedding=[float(x) for x in embedding], query_id=query_id, top=top,
+            threshold=float(threshold),
         )
 
     def get_insights(self, ids: Sequence[str]) -> list[InsightState]:

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 
 from langchain_core.tools import StructuredTool, ToolException
 from pydantic import BaseModel, Field
+from pydantic import ValidationError as PydanticValidationError
 
 from graphmem.errors import GraphmemError
+from graphmem.validation import describe_validation_error
 
 if TYPE_CHECKING:
     from graphmem.facade import GraphMemory
@@ -46,10 +48,20 @@ def format_items(result: object) -> str:
     return "\n".join(lines) or "nothing found"
 
 
+def _invalid_arguments(exc: Exception) -> str:
+    """The tool's text for arguments its schema refuses: graphmem's error form, naming the
+    argument and the value, without pydantic's links."""
+    if isinstance(exc, PydanticValidationError):
+        return f"InvalidInputError: {describe_validation_error(exc)}"
+    return f"InvalidInputError: {exc}"
+
+
 def memory_tools(memory: GraphMemory, conversation_id: str = "default", *,
                  recall_memories: list[str] | None = None) -> list[StructuredTool]:
     """``[remember, recall]`` bound to ``memory`` and ``conversation_id``. graphmem's typed
-    errors become ``ToolException`` s (returned to the model as the tool's text).
+    errors become ``ToolException`` s (returned to the model as the tool's text), and so do
+    arguments the schema refuses (``"InvalidInputError: <field>: <problem>"``); ``remember``
+    goes through ``GraphMemory.add``, so it applies the same limits as every write.
 
     Args:
         memory: the facade. conversation_id: where ``remember`` writes.
@@ -75,9 +87,11 @@ def memory_tools(memory: GraphMemory, conversation_id: str = "default", *,
     return [
         StructuredTool.from_function(
             remember, name="remember", args_schema=RememberArgs, handle_tool_error=True,
+            handle_validation_error=_invalid_arguments,
             description="Store a fact or message in long-term memory."),
         StructuredTool.from_function(
             recall, name="recall", args_schema=RecallArgs, handle_tool_error=True,
+            handle_validation_error=_invalid_arguments,
             description="Look up long-term memory: returns items (JSON lines) with the memory "
                         "that found them and their source ids."),
     ]

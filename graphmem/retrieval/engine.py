@@ -4,9 +4,16 @@ One round = ONE read query (``cypher/retrieval/search_units.cypher``, rendered p
 ``retrieval/search_units@Event`` / ``@Episode``) that returns the namespace's BM25 statistics, the
 full-text and dense candidates, their session neighbours and the unit count of their speakers; the
 Python side scores BM25 with the namespace's own statistics and fuses
-(:mod:`graphmem.retrieval.fusion`). Writing is the memories' job: :func:`graphmem.retrieval.units.unit_rows`
-gives the properties a unit must be written with and :func:`window_texts` the dense-embedding
-inputs.
+(:mod:`graphmem.retrieval.fusion`). When the vector cache holds every unit of the namespace, both
+candidate lists come from it (the namespace's exact cosine and BM25 top-k,
+:mod:`graphmem.retrieval.vectors`, :mod:`graphmem.retrieval.lexical`) and the query reads them
+by id: no index is asked, so the candidates depend on the namespace's own units only. Writing is
+the memories' job: :func:`graphmem.retrieval.units.unit_rows` gives the properties a unit must be
+written with and :func:`window_texts` the dense-embedding inputs.
+
+A recall's ``since`` / ``until`` (half-open, ``since <= occurred_at < until``) filter every candidate
+side inside the query, before its top-k cut (and the vector cache's, :mod:`graphmem.retrieval.vectors`),
+so a windowed round ranks the best units of the window; the BM25 statistics stay the namespace's.
 
 A stored vector that cosine cannot score (written around graphmem: NaN, infinity, all zeros, another
 width) makes the fast query fail; the round is then run once more with ``guard`` on, which checks
@@ -32,14 +39,16 @@ from graphmem.retrieval.vectors import (CACHE_UNITS, INLINE_READ, LOAD_AFTER_MIS
 from graphmem.retrieval.text import (analyze, candidate_terms, lucene_query, mention_terms,
                                      namespace_token)
 from graphmem.retrieval.units import unit_rows, window_texts
+from graphmem.timeparse import check_window, window_params
 
 logger = logging.getLogger(__name__)
 
-#: Full-text candidates per round (top by Lucene). 50: on LoCoMo leave-one-conversation-out the
-#: bounded candidate set keeps the all-units figure (K = 25/50/100/200/all: .755/.751/.749/.750/.739,
-#: differences within noise) while S stays ≈ 190 units; the round costs 12 ms instead of 16 ms at
-#: K = 100 (a 419-unit tenant among 100,000 units); BM25 is exact for a namespace whose matches of
-#: the question fit in K.
+#: Lexical candidates per round (the namespace's exact BM25 top-k from the vector cache's lexicon
+#: when it holds every unit, :mod:`graphmem.retrieval.lexical`; else top by Lucene). 50: on LoCoMo
+#: leave-one-conversation-out the bounded candidate set keeps the all-units figure (K =
+#: 25/50/100/200/all: .755/.751/.749/.750/.739, differences within noise) while S stays ≈ 190
+#: units; the round costs 12 ms instead of 16 ms at K = 100 (a 419-unit tenant among 100,000
+#: units); on the full-text path BM25 is exact for a namespace whose matches of the question fit in K.
 LEXICAL_K = 50
 #: Dense candidates per round (same reason and measurement as LEXICAL_K).
 DENSE_K = 50
@@ -162,7 +171,7 @@ class HybridSearch:
         self._scored: tuple[Any, Any, Any] | None = None
 
     def search(self, namespace: str, question: str, query_vector: Sequence[float],
-               k: int = 10) -> list[Candidate]:
+               k: int = 10, *, since: Any = None, until: Any = None) -> list[Candidate]:
         """The ``k`` best units of ``namespace`` for ``question`` (best first).
 
         Args:
@@ -170,23 +179,31 @@ class HybridSearch:
             question: the question text (analyzed with :func:`graphmem.retrieval.text.analyze`).
             query_vector: the question's embedding (same model and width as the window vectors).
             k: items returned.
+            since, until: only units with ``since <= occurred_at < until`` (time-zone-aware
+                datetimes; None: open on that side; :func:`graphmem.timeparse.check_window`).
 
         Raises:
-            InvalidInputError: empty question, k < 1, empty or non-finite query vector.
+            InvalidInputError: empty question, k < 1, empty or non-finite query vector, a naive
+                or empty window.
             DatabaseError: the round query failed for another reason than a bad stored vector.
         """
-        return self.rank(self.fetch(namespace, question, query_vector), analyze(question), k)
+        return self.rank(self.fetch(namespace, question, query_vector, since=since, until=until),
+                         analyze(question), k)
 
-    def fetch(self, namespace: str, question: str, query_vector: Sequence[float]) -> dict[str, Any]:
-        """The round query's one row for ``question`` (see :meth:`search` for the errors), its
-        ``units`` as dicts (:data:`UNIT_COLUMNS`). The dense side comes from the in-process
-        vector cache (:mod:`graphmem.retrieval.vectors`) when it holds the namespace at the
-        row's token, else from the database (exact scan or vector index)."""
+    def fetch(self, namespace: str, question: str, query_vector: Sequence[float], *,
+              since: Any = None, until: Any = None) -> dict[str, Any]:
+        """The round query's one row for ``question`` (see :meth:`search` for the arguments and
+        errors), its ``units`` as dicts (:data:`UNIT_COLUMNS`), only units inside the window
+        ``since <= occurred_at < until``. The dense side comes from the in-process vector cache
+        (:mod:`graphmem.retrieval.vectors`) when it holds the namespace at the row's token,
+        else from the database (exact scan or vector index)."""
         if not question or not question.strip():
             raise InvalidInputError("search: question is empty")
         vector = [float(x) for x in query_vector]
         if not vector or not all(math.isfinite(x) for x in vector):
             raise InvalidInputError("search: query vector is empty or not finite")
+        window = window_params(*check_window(since, until))
+        windowed = window["since"] is not None or window["until"] is not None
         terms = analyze(question)
         token = namespace_token(namespace)
         params = dict(
@@ -194,21 +211,27 @@ class HybridSearch:
             terms=list(dict.fromkeys(terms)), embedding=vector, lexical_k=self.lexical_k,
             dense_k=self.dense_k, oversample=max(OVERSAMPLE_FACTOR * self.dense_k, MIN_OVERSAMPLE),
             exact_limit=self.exact_limit, df_cap=DF_CAP, guard=False, cached=False, dense_ids=[],
-            dense_sims=[], known_terms=[], known_speakers=[], stats=None)
+            dense_sims=[], known_terms=[], known_speakers=[], stats=None, lexical_cached=False,
+            lexical_ids=[], **window)
         cache = getattr(self.runner, "vector_cache", None) if cache_enabled() else None
         key = (self.label, namespace, len(vector))
         entry = cache.get(key) if cache is not None else None
-        if entry is not None and len(entry.stamps) > self.cache_limit:
+        if entry is not None and (len(entry.stamps) > self.cache_limit
+                                  or (windowed and not entry.has_times)):
             entry = None
         query = np.asarray(vector, dtype=np.float32)
         for _ in range(2):
             if entry is None:
                 break
-            ids, sims = entry.top(query, self.dense_k)
+            ids, sims = entry.top(query, self.dense_k, window["since"], window["until"])
             known = [t for t in params["terms"] if entry.df_known(t)]
             selective = candidate_terms(params["terms"], entry.dfs,
                                         entry.stats[0] if entry.stats else 0)
+            # the namespace's exact BM25 top-k when the entry holds every unit (no full-text call)
+            lexical = entry.lexical_top(terms, self.lexical_k, window["since"], window["until"],
+                                        self.params.k1, self.params.b)
             row = self._round({**params, "cached": True, "dense_ids": ids, "dense_sims": sims,
+                               "lexical_cached": lexical is not None, "lexical_ids": lexical or [],
                                "lucene_query": lucene_query(token, selective),
                                "known_terms": known, "known_speakers": sorted(entry.speakers),
                                "stats": None if entry.stats is None else list(entry.stats)})
@@ -217,6 +240,8 @@ class HybridSearch:
                 return self._with_cache_dense(entry.complete(row, params["terms"], speakers),
                                               entry, query)
             entry = self._refresh(cache, key, entry, namespace, len(vector))
+            if entry is not None and windowed and not entry.has_times:
+                entry = None
         row = self._round(params)
         n_units = int(row.get("n_units") or 0) if row else 0
         if cache is not None and 0 < n_units <= self.cache_limit \
@@ -267,7 +292,8 @@ class HybridSearch:
         unit = self.label
         [now] = self.runner.read(f"retrieval/unit_stamps@{unit}", namespace=namespace,
                                  limit=self.cache_limit)
-        stamps = {str(uid): int(stamp) for uid, stamp in now["stamps"]}
+        stamps = {str(row[0]): int(row[1]) for row in now["stamps"]}
+        times = {str(row[0]): None if row[2] is None else int(row[2]) for row in now["stamps"]}
         if not stamps:
             cache.drop(key)
             return None
@@ -291,7 +317,7 @@ class HybridSearch:
             if uid not in vectors:  # deleted meanwhile: the next round's token tells
                 stamps.pop(uid, None)
         fresh = (entry or NamespaceVectors(width, [])).updated(stamps, vectors, _token(now),
-                                                               lexicon, every_unit)
+                                                               lexicon, every_unit, times)
         if fresh.bad and (entry is None or fresh.bad != entry.bad):
             logger.warning("namespace %r holds %d %s vectors that cosine cannot score (NaN, "
                            "infinity, all zeros or another width); they are skipped -- `graphmem "

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 #: Lucene's English stop list (``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET``, 33 words), as bm25s uses.
@@ -134,7 +134,7 @@ def _add_months(d: date, n: int) -> date:
 
 def resolve_dates(text: str, when: date | datetime | None) -> list[str]:
     """Absolute date phrases for the relative time expressions in ``text``, anchored at ``when``
-    (the session date). Output like ``"7 May 2023"``, ``"week of 1 May 2023"``, ``"April 2023"``,
+    (the session date; an aware one is read on its UTC day). Output like ``"7 May 2023"``, ``"week of 1 May 2023"``, ``"April 2023"``,
     ``"2022"``; in text order of the rules below, duplicates removed; ``[]`` when ``when`` is None.
 
     Covered: yesterday / last night, today / tonight / this morning|afternoon|evening, tomorrow,
@@ -144,7 +144,11 @@ def resolve_dates(text: str, when: date | datetime | None) -> list[str]:
     """
     if when is None:
         return []
-    day = when.date() if isinstance(when, datetime) else when
+    if isinstance(when, datetime):
+        # the day a message belongs to is its UTC day (one rule, graphmem.timeparse)
+        day = (when.astimezone(timezone.utc) if when.tzinfo is not None else when).date()
+    else:
+        day = when
     t = text.lower()
     out: list[str] = []
     if re.search(r"\b(yesterday|last night)\b", t):

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from graphmem.errors import InvalidInputError
+from graphmem.validation import clip_derived
 from graphmem.retrieval.text import (
     analyze,
     is_cue,
@@ -36,7 +37,9 @@ def unit_rows(turns: Sequence[Any], vectors: Sequence[Sequence[float]] | None = 
         One dict per turn: ``lexical_text``, ``lexical_terms`` (space-joined analyzed terms),
         ``lexical_length``, ``ns_token``, ``is_cue``, ``is_smalltalk``, ``prev_id`` / ``next_id``
         (the ids of the previous / next turn of the same session, None at a session's edge),
-        ``window_text`` (the embedding input, not to be stored) and ``embedding`` (a list of
+        ``window_text`` (the embedding input, not to be stored; cut to ``MAX_TEXT_CHARS`` by
+        :func:`graphmem.validation.clip_derived`, so a valid turn is never refused for the
+        prefix and context graphmem adds) and ``embedding`` (a list of
         floats, or None when ``vectors`` is None). The memories SET every key except
         ``window_text`` on the node, and MERGE ``(prev)-[:NEXT_TURN]->(unit)``.
 
@@ -72,7 +75,7 @@ def unit_rows(turns: Sequence[Any], vectors: Sequence[Sequence[float]] | None = 
             "is_smalltalk": is_smalltalk(text, speaker),
             "prev_id": None,
             "next_id": None,
-            "window_text": windows[i],
+            "window_text": clip_derived(windows[i]),
             "embedding": vector,
         })
     if ids is not None:

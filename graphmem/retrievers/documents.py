@@ -17,15 +17,19 @@ same metadata keys whatever the memory:
   ``semantic_unit``)
 - ``provenance``: where it came from — ``supporting_query_ids`` (insight), ``task_ids``
   (experience), ``dia_ids`` (state, associative: LoCoMo turn ids), ``path`` (associative hops)
-- ``fusion_key``: what the combined retriever fuses on — the node id, except for a raw
-  conversation turn (state Event, associative Episode), where it is the turn's source ids plus a
-  hash of its text, so the same turn found by both memories counts as one document
+- ``fusion_key``: what the combined retriever fuses on — the node id, except for an item that
+  rests on one conversation turn (state Event or State, associative Episode or semantic unit),
+  where it is the turn's conversation and source message id
+  (:func:`graphmem.documents.conversation_fusion_key`), so the same turn found by both memories
+  counts as one document
+- ``validity`` (state judgements only): the topic, state, ``current`` flag and validity interval
+  of the state the item is or is evidence of
 
 Values are JSON types only (datetimes as ISO 8601 strings).
 """
 
 from __future__ import annotations
 
-from graphmem.documents import item_document, turn_key
+from graphmem.documents import conversation_fusion_key, item_document, turn_key
 
-__all__ = ["item_document", "turn_key"]
+__all__ = ["conversation_fusion_key", "item_document", "turn_key"]

@@ -12,9 +12,13 @@ cannot be changed per call. ``k`` comes from the constructor and may be overridd
 (``invoke(query, k=3)``); nothing else may.
 
 Options, as LangChain's vector-store retrievers take them (:data:`SUPPORTED_OPTIONS`): ``k``;
-``search_kwargs={"k": n, "score_threshold": x, "filter": {...}}``; ``score_threshold`` (documents
-whose metadata ``score`` is below it are dropped); ``filter`` on metadata ``kind`` and/or
-``memory``, each an exact value or a list of accepted values. Any other argument raises
+``search_kwargs={"k": n, "score_threshold": x, "filter": {...}, "since": t0, "until": t1}``;
+``score_threshold`` (documents whose metadata ``score`` is below it are dropped); ``filter`` on
+metadata ``kind`` and/or ``memory``, each an exact value or a list of accepted values;
+``since`` / ``until`` (time-zone-aware datetimes or ISO 8601 text with an offset): every recall
+is limited to the half-open window ``since <= t < until``, inside the memories' queries (so
+``k`` documents come back when the window holds ``k``; see each memory's ``recall`` for the
+time its items have). Any other argument raises
 :class:`~graphmem.errors.InvalidInputError` at construction, naming it and the supported ones. The async path is native: it awaits the memories'
 ``arecall`` (worker threads, so the event loop is never blocked), and the combined retriever runs
 its memories concurrently.
@@ -25,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+from datetime import datetime
 from typing import Any
 
 import pydantic
@@ -42,22 +47,27 @@ from graphmem.memory import MAX_K, Memory, check_count, check_number, memory_nam
 from graphmem.names import validate_namespace
 from graphmem.parallel import ask_all
 from graphmem.retrievers.fusion import RRF_K, reciprocal_rank_fusion
+from graphmem.timeparse import check_window
 
 #: Documents asked of each fused memory per document returned (when ``fetch_k`` is not set).
 FETCH_FACTOR = 3
 
 logger = logging.getLogger(__name__)
 
-#: Parameters of ``recall`` that are not options (the retriever sets them).
-_NOT_OPTIONS = {"self", "query", "k"}
+#: Parameters of ``recall`` that are not options (the retriever sets them: ``since`` / ``until``
+#: are the retriever's own arguments).
+_NOT_OPTIONS = {"self", "query", "k", "since", "until"}
+#: The time-window arguments (retriever fields, also accepted in ``search_kwargs``).
+WINDOW_KEYS = ("since", "until")
 
-#: Keys ``search_kwargs`` may hold (as LangChain vector-store retrievers accept them).
-SEARCH_KWARGS = ("k", "score_threshold", "filter")
+#: Keys ``search_kwargs`` may hold (as LangChain vector-store retrievers accept them, plus the
+#: time window).
+SEARCH_KWARGS = ("k", "score_threshold", "filter", "since", "until")
 #: Metadata keys a ``filter`` may test.
 FILTER_KEYS = ("kind", "memory")
 #: Constructor arguments every graphmem retriever accepts (plus its own, listed in errors).
 SUPPORTED_OPTIONS = ("graph_memory", "namespace", "k", "search_kwargs", "score_threshold",
-                     "filter", "tags", "metadata")
+                     "filter", "since", "until", "tags", "metadata")
 #: How many more items a recall is asked for when ``filter``/``score_threshold`` may drop some.
 OVERFETCH = 4
 
@@ -138,7 +148,17 @@ def _check_memory(name: str) -> str:
     return name
 
 
+def _takes_window(memory: str) -> bool:
+    """Whether registered memory ``memory``'s ``recall`` accepts ``since`` and ``until``."""
+    params = inspect.signature(memory_spec(memory).load().recall).parameters
+    return "since" in params and "until" in params
+
+
 def _check_recall_kwargs(memory: str, options: dict[str, Any]) -> None:
+    window = sorted(set(options) & set(WINDOW_KEYS))
+    if window:
+        raise ValueError(f"{window!r} go in the retriever's own since / until (or search_kwargs), "
+                         "not in recall_kwargs")
     allowed = recall_options(memory)
     unknown = sorted(set(options) - set(allowed))
     if unknown:
@@ -165,6 +185,10 @@ class _NamespacedRetriever(BaseRetriever):
         None, description="drop documents whose metadata score is below it")
     filter: dict[str, Any] | None = Field(
         None, description="metadata filter on kind / memory: a value or a list of values")
+    since: datetime | None = Field(
+        None, description="only items with since <= time (aware; None: open)")
+    until: datetime | None = Field(
+        None, description="only items with time < until (aware; None: open)")
 
     _graph: GraphMemory = PrivateAttr()
     _filter: dict[str, tuple[str, ...]] | None = PrivateAttr(None)
@@ -184,12 +208,19 @@ class _NamespacedRetriever(BaseRetriever):
                 data["score_threshold"] = check_number("score_threshold",
                                                        data["score_threshold"])
             _check_filter(data.get("filter"))
+            data["since"], data["until"] = check_window(data.get("since"), data.get("until"))
         except InvalidInputError as exc:
             raise InvalidInputError(f"{name}: {exc}") from None
         try:
             super().__init__(**data)
         except pydantic.ValidationError as exc:
             raise InvalidInputError(f"{name}: {_pydantic_message(exc)}") from None
+
+    def _window(self) -> dict[str, datetime]:
+        """``{"since", "until"}`` for the recall, ``{}`` without a window."""
+        if self.since is None and self.until is None:
+            return {}
+        return {"since": self.since, "until": self.until}
 
     @property
     def _selecting(self) -> bool:
@@ -245,14 +276,18 @@ class GraphMemoryRetriever(_NamespacedRetriever):
         recall_kwargs: options of the memory's ``recall`` (its keyword parameters besides
             ``query`` and ``k``, e.g. insight ``query_k``/``lam``, experience ``t``, state and
             associative ``max_rounds``); checked against the signature at construction.
-        search_kwargs: ``{"k", "score_threshold", "filter"}`` as LangChain vector-store
-            retrievers take them (each the same as the argument of that name).
+        search_kwargs: ``{"k", "score_threshold", "filter", "since", "until"}`` as LangChain
+            vector-store retrievers take them (each the same as the argument of that name).
         score_threshold: drop documents whose metadata ``score`` is below it (finite).
         filter: ``{"kind": ..., "memory": ...}``, each a value or a list of accepted values.
+        since, until: the half-open window ``since <= t < until`` of every recall
+            (time-zone-aware datetimes or ISO 8601 text with an offset; either may be None),
+            passed to the memory's ``recall``, which applies it in its queries.
     Raises:
-        InvalidInputError: a bad namespace, memory, k, threshold, filter or recall option, or
-            any other argument (at construction, naming it and the supported ones); a
-            ``namespace`` or other unknown argument per call.
+        InvalidInputError: a bad namespace, memory, k, threshold, filter or recall option, a
+            naive or empty window (``since >= until``), a window for a memory whose recall
+            takes none, or any other argument (at construction, naming it and the supported
+            ones); a ``namespace`` or other unknown argument per call.
     """
 
     memory: str = Field(frozen=True, description="which registered memory to recall from")
@@ -262,6 +297,9 @@ class GraphMemoryRetriever(_NamespacedRetriever):
     def _check_options(self) -> GraphMemoryRetriever:
         _check_memory(self.memory)
         _check_recall_kwargs(self.memory, self.recall_kwargs)
+        if self._window() and not _takes_window(self.memory):
+            raise ValueError(f"memory {self.memory!r} cannot limit its recall to a time window "
+                             "(its recall takes no since / until)")
         return self
 
     @property
@@ -279,14 +317,15 @@ class GraphMemoryRetriever(_NamespacedRetriever):
         below ``score_threshold`` or outside ``filter`` dropped."""
         k = self._k_of({} if k is None else {"k": k})
         memory = self.memory_object
-        result = memory.recall(query, k=self._asked(k), **self.recall_kwargs)
+        result = memory.recall(query, k=self._asked(k), **self.recall_kwargs, **self._window())
         return self._select(memory.documents(result), k)
 
     async def arecall_documents(self, query: str, k: int | None = None) -> list[Document]:
         """Async :meth:`recall_documents`: awaits the memory's ``arecall``."""
         k = self._k_of({} if k is None else {"k": k})
         memory = self.memory_object
-        result = await memory.arecall(query, k=self._asked(k), **self.recall_kwargs)
+        result = await memory.arecall(query, k=self._asked(k), **self.recall_kwargs,
+                                      **self._window())
         return self._select(memory.documents(result), k)
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
@@ -352,6 +391,7 @@ class CombinedGraphMemoryRetriever(_NamespacedRetriever):
             (checked against each memory's ``recall`` signature).
         search_kwargs, score_threshold, filter: as :class:`GraphMemoryRetriever`, applied to
             each memory's documents (its own ``score``) before fusion.
+        since, until: as :class:`GraphMemoryRetriever`, passed to every memory's recall.
     Raises:
         InvalidInputError: as :class:`GraphMemoryRetriever`; unknown or repeated memories;
             rrf_k ≤ 0; negative weights.
@@ -386,7 +426,8 @@ class CombinedGraphMemoryRetriever(_NamespacedRetriever):
         if member is None:
             member = GraphMemoryRetriever(graph_memory=self._graph, memory=name,
                                           namespace=self.namespace, k=self.k,
-                                          recall_kwargs=self.recall_kwargs.get(name, {}))
+                                          recall_kwargs=self.recall_kwargs.get(name, {}),
+                                          since=self.since, until=self.until)
             self._members[name] = member
         return member
 

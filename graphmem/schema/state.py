@@ -79,6 +79,7 @@ class Event(GraphmemNode):
     is_smalltalk = BooleanProperty()
     prev_id = StringProperty()
     next_id = StringProperty()
+    message_json = StringProperty()  # the message's full serialised form (chat-history replay)
     temporal_next = RelationshipTo("Event", "TEMPORAL_NEXT")
     next_turn = RelationshipTo("Event", "NEXT_TURN")
     supported_by = RelationshipTo("Topic", "SUPPORTED_BY")

@@ -231,6 +231,7 @@ def prepare_batch(mem: StateMemory, conv: Conversation, turns: Sequence[Turn],
             "id": eid, "conversation": conv.id, "text": turn.text, "speaker": turn.speaker,
             "subject": x.subject, "session": turn.session, "source_ids": [turn.source_id],
             "occurred_at": time_param(turn.timestamp), "seq": turn.position, "sort_key": key,
+            "message_json": turn.message_json,
             "embedding": [float(v) for v in vec], "topic_id": topic.id, "founds_topic": founds,
             **{k: unit[k] for k in ("lexical_text", "lexical_terms", "lexical_length", "ns_token",
                                     "is_cue", "is_smalltalk", "prev_id", "next_id")}})

@@ -18,15 +18,19 @@ import logging
 import re
 import time
 from collections.abc import Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dateutil import parser as date_parser
-
-from graphmem.conversations import Conversation, Format, Turn, read_conversations
+from graphmem.conversations import (
+    Conversation,
+    Format,
+    Turn,
+    read_conversations,
+    validate_conversation,
+)
 from graphmem.embeddings import Embedder, validate_texts
-from graphmem.documents import item_document, iso, turn_key
+from graphmem.documents import conversation_fusion_key, item_document, iso
 from graphmem.graph.runner import QueryRunner
 from graphmem.llm import LLMUsage
 from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallResult, Round,
@@ -41,6 +45,7 @@ from graphmem.retrieval.fusion import FusionParams
 from graphmem.state.ingest import ingest_conversation
 from graphmem.state.recall import GRAPH_WEIGHT, StateRecall
 from graphmem.state.store import StateStore
+from graphmem.timeparse import check_window, month_range, year_range
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -59,19 +64,17 @@ _MONTHS = ("january february march april may june july august september october 
 
 
 def time_range_of(question: str) -> TimeRange | None:
-    """The month or year a question names ("in May 2023", "in 2022"), as a UTC range, else None."""
+    """The month or year a question names ("in May 2023", "in 2022") as a half-open UTC range
+    ``[start, end)`` (:func:`graphmem.timeparse.month_range` / ``year_range``: "in January 2023"
+    is ``[2023-01-01T00:00Z, 2023-02-01T00:00Z)``, so 23:59:59.5 on 31 January is inside), else
+    None."""
     low = question.lower()
     year = re.search(r"\b(19|20)\d{2}\b", low)
     month = next((m for m in _MONTHS if re.search(rf"\b{m}\b", low)), None)
     if not year:
         return None
     y = int(year.group(0))
-    if month:
-        start = date_parser.parse(f"1 {month} {y}").replace(tzinfo=timezone.utc)
-        end = (start + timedelta(days=32)).replace(day=1) - timedelta(seconds=1)
-    else:
-        start = datetime(y, 1, 1, tzinfo=timezone.utc)
-        end = datetime(y, 12, 31, 23, 59, 59, tzinfo=timezone.utc)
+    start, end = month_range(y, _MONTHS.index(month) + 1) if month else year_range(y)
     return TimeRange(start=start, end=end)
 
 
@@ -150,7 +153,7 @@ class StateMemory(Memory[StateItem]):
         report = IngestReport(memory=self.name, namespace=self.namespace, extractor=extractor.name,
                               details={"conversations": 0, "state_relations": {}, "related_edges": 0})
         for conv in conversations:
-            validate_texts([t.text for t in conv.turns], what=f"conversation {conv.id} turn")
+            validate_conversation(conv)  # the limits every memory applies (ids, speakers, texts)
         for conv in conversations:
             conv_began = time.monotonic()
             before = dict(report.created)
@@ -175,7 +178,8 @@ class StateMemory(Memory[StateItem]):
 
     # ================================================================== recall
     def recall(self, query: str, k: int = 10, *, max_rounds: int = 2,
-               planner: Any | None = None) -> RecallResult[StateItem]:
+               planner: Any | None = None, since: datetime | None = None,
+               until: datetime | None = None) -> RecallResult[StateItem]:
         """Intent-guided multi-round retrieval (EMIR² §3.3) on the retrieval engine.
 
         Round 1 (``search_events``): :class:`graphmem.retrieval.HybridSearch` over the namespace's
@@ -192,26 +196,33 @@ class StateMemory(Memory[StateItem]):
             max_rounds: round budget including the first (1..8).
             planner: override (an object with ``name``, ``usage`` and ``choose(...)``); default
                 :class:`LLMStatePlanner` when ``llm`` is set, else :class:`HeuristicStatePlanner`.
+            since, until: the half-open window ``since <= t < until`` (time-zone-aware
+                datetimes; either may be None: open on that side): only events that occurred in
+                it (``occurred_at``) and states that became valid in it (``valid_from``, the
+                time of the event that established them) are items; the window is applied in
+                the queries, before each top-k cut.
         Returns:
             :class:`~graphmem.memory.RecallResult` of :class:`StateItem` (events and states) best
             first, one item per evidence (a state takes its evidence event's place; the event's id
             is in ``also``); ``rounds`` lists each round's action, reason and the ids it added
             (``details["intent"]`` on the first); ``timings`` in ms (embed, search, total).
         Raises:
-            EmptyTextError: empty question. InvalidInputError: k or max_rounds out of range.
+            EmptyTextError: empty question. InvalidInputError: k or max_rounds out of range; a
+                naive ``since`` / ``until`` or ``since >= until`` (naming the value).
             ControllerError: the LLM planner failed twice.
         """
         began = time.perf_counter()
         validate_texts([query], what="question")
         check_count("k", k)
         check_count("max_rounds", max_rounds, high=8)
+        since, until = check_window(since, until)
         ctrl = planner or (LLMStatePlanner(self.llm) if self.llm is not None else HeuristicStatePlanner())
         intent = detect_intent(query)
         q = self.embedder.embed_query(query)
         embedded = time.perf_counter()
         span = time_range_of(query)
         search = HybridSearch(self.runner, "Event", self.fusion)
-        row = search.fetch(self.namespace, query, q)
+        row = search.fetch(self.namespace, query, q, since=since, until=until)
         terms = analyze(query)
         pool = max(3 * k, 30)
         ranked = search.rank(row, terms, pool)
@@ -221,7 +232,8 @@ class StateMemory(Memory[StateItem]):
                         added=[c.id for c in ranked[:k]],
                         details={"intent": intent, **{key: search.last_details.get(key) for key in
                                                       ("units", "candidates", "dense_mode")}})]
-        state = StateRecall(self.runner, self.namespace, search, self.graph_weight)
+        state = StateRecall(self.runner, self.namespace, search, self.graph_weight,
+                            since=since, until=until)
         while len(rounds) < max_rounds:
             so_far = (state.items(ranked, units, k, question, terms)
                       if getattr(ctrl, "reads_hits", True) else [])
@@ -237,6 +249,7 @@ class StateMemory(Memory[StateItem]):
                                 added=added, details=details))
             logger.debug("state recall round %d: %s added %d", len(rounds), choice.action, len(added))
         items = state.items(ranked, units, k, question, terms)
+        self._event_validity(items)
         usage = LLMUsage()
         usage.merge(ctrl.usage)
         done = time.perf_counter()
@@ -267,26 +280,49 @@ class StateMemory(Memory[StateItem]):
         row = self.store.structure()
         return {"bad_current": row["bad_current"], "unchained": row["unchained"]}
 
+    def _event_validity(self, items: list[StateItem]) -> None:
+        """Give each event item the validity of the state it is evidence of (one read,
+        ``state/evidenced_states``; none without event items): ``state_id``, ``current``,
+        ``valid_from``, ``valid_to``, ``conflict`` (an event evidencing no state keeps None)."""
+        events = [h.id for h in items if h.kind == "event"]
+        if not events:
+            return
+        rows = {r["event_id"]: r for r in self.runner.read(
+            "state/evidenced_states", namespace=self.namespace, event_ids=events)}
+        for h in items:
+            row = rows.get(h.id) if h.kind == "event" else None
+            if row is not None:
+                h.state_id, h.current, h.conflict = row["state_id"], bool(row["current"]), bool(row["conflict"])
+                h.valid_from, h.valid_to = _native(row["valid_from"]), _native(row["valid_to"])
+
     def documents(self, result: RecallResult[StateItem]) -> list[Document]:
         """One Document per item: provenance ``dia_ids`` (source turn ids), topic, validity
-        interval, current / conflict flags, ``found_by`` and ``also`` (items folded into it);
-        the fusion key of an item with source turns is the turn key
-        (:func:`graphmem.documents.turn_key`) of its anchor event (``StateItem.anchor``), so an
-        Event, the State standing in for it and an associative Episode of that turn fuse into one
+        interval, current / conflict flags (an event's: those of the state it is evidence of,
+        ``state_id``), ``found_by`` and ``also`` (items folded into it); metadata ``validity``
+        for an item with a state judgement. Fusion key
+        (:func:`graphmem.documents.conversation_fusion_key`): the one turn the item rests on, or
+        for a state resting on several the evidence turn it stands in for (``StateItem.anchor``),
+        so an Event, a State of that turn and an associative Episode of it fuse into one
         document."""
-        return [
-            item_document(
+        docs = []
+        for rank, h in enumerate(result.items, start=1):
+            state_id = h.id if h.kind == "state" else h.state_id
+            doc = item_document(
                 h, result.namespace, rank, [h.topic_id, *h.also],
                 {"also": list(h.also), "dia_ids": list(h.source_ids), "topic": h.topic, "topic_id": h.topic_id,
                  "occurred_at": iso(h.occurred_at), "valid_from": iso(h.valid_from),
                  "valid_to": iso(h.valid_to), "current": h.current, "conflict": h.conflict,
-                 "found_by": list(h.found_by)},
-                _fusion_key(h))
-            for rank, h in enumerate(result.items, start=1)
-        ]
+                 "state_id": state_id, "found_by": list(h.found_by)},
+                conversation_fusion_key(h.source_ids, h.conversation,
+                                        h.anchor[0] if h.anchor else None))
+            if state_id and h.current is not None:
+                doc.metadata["validity"] = {
+                    "topic_id": h.topic_id, "state_id": state_id, "current": h.current,
+                    "valid_from": iso(h.valid_from), "valid_to": iso(h.valid_to),
+                    "conflict": bool(h.conflict)}
+            docs.append(doc)
+        return docs
 
 
-def _fusion_key(item: StateItem) -> str | None:
-    """The turn key of ``item``'s anchor event (its own source turns and text without one)."""
-    source_ids, text = item.anchor or (list(item.source_ids), item.text)
-    return turn_key(list(source_ids), text) if source_ids else None
+def _native(value: Any) -> Any:
+    return value.to_native() if hasattr(value, "to_native") else value

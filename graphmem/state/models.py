@@ -85,10 +85,15 @@ class StateItem(RecallItem):
         condition / subject / value: the state's condition, whose fact it is, its value.
         found_by: the retrieval actions that found it, first first.
         also: ids of the evidence events folded into this state.
-        anchor: ``(source ids, "speaker: text")`` of the turn a combined retriever fuses the item
-            on (:func:`graphmem.documents.turn_key`): an event's own; a state's best-ranked
-            evidence event when it takes that event's place (the first state to do so), else
-            None (the state's own source ids and text).
+        anchor: ``(source ids, "speaker: text")`` of the evidence turn a state stands in for
+            (its best-ranked evidence event when it takes that event's place, the first state to
+            do so; an event: its own), else None. A state resting on several turns fuses on it
+            (:func:`graphmem.documents.conversation_fusion_key`).
+        conversation: the conversation of the item's turns (fusion keys are per conversation).
+        state_id: an event's: the state it is evidence of (the current one when it evidences
+            that, else the latest), whose ``current`` / ``valid_from`` / ``valid_to`` /
+            ``conflict`` the event then carries as its validity; None for an event evidencing no
+            state and for a state (its own id is ``id``).
     """
 
     memory: str = "state"
@@ -106,10 +111,13 @@ class StateItem(RecallItem):
     found_by: list[str] = Field(default_factory=list)
     also: list[str] = Field(default_factory=list)
     anchor: tuple[list[str], str] | None = Field(default=None, exclude=True)
+    conversation: str | None = None
+    state_id: str | None = None
 
 
 class TimeRange(BaseModel):
-    """A closed time interval named in a question."""
+    """A time range named in a question, half-open: ``start <= t < end`` (UTC bounds,
+    :mod:`graphmem.timeparse`)."""
 
     start: AwareDatetime
     end: AwareDatetime

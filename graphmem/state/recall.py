@@ -18,7 +18,10 @@ the same candidate set S with the engine (no further search):
   :mod:`graphmem.retrieval.fusion` (step 6) for the events of S one edge away from the best
   :data:`GRAPH_SOURCES` events: ``g_i = γ · x_m`` (``cross_topic``: times the edge similarity);
 - ``time_range`` — the graph step ``γ · x_question`` for the events of S inside the date range the
-  question names.
+  question names (half-open ``[start, end)`` in UTC, :func:`graphmem.state.memory.time_range_of`).
+
+A recall's ``since`` / ``until`` window is applied in the queries: the engine's candidate set S
+holds only events inside it, and the state layer only states whose ``valid_from`` is inside it.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any
 from graphmem.memory import PathStep, Round
 from graphmem.retrieval import Candidate, HybridSearch, stored_time
 from graphmem.state.models import StateItem, TimeRange
+from graphmem.timeparse import epoch_us, window_params
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +64,7 @@ def event_item(candidate: Candidate, unit: dict[str, Any]) -> StateItem:
     text = f"{speaker}: {candidate.text}" if speaker else candidate.text
     return StateItem(kind="event", id=candidate.id, text=text, score=candidate.score,
                      source_ids=list(candidate.source_ids), path=list(candidate.path),
-                     anchor=(list(candidate.source_ids), text),
+                     anchor=(list(candidate.source_ids), text), conversation=unit.get("conversation"),
                      occurred_at=_native(stored_time(unit.get("occurred_at"))), subject=speaker,
                      topic_id=unit.get("topic_id"),
                      found_by=[candidate.path[0].action] if candidate.path else [])
@@ -85,11 +89,14 @@ class StateRecall:
         namespace: the tenant.
         search: the engine (its seed row is re-ranked by later rounds).
         graph_weight: γ of the graph step.
+        since, until: the recall's window (checked aware datetimes or None), applied to the
+            states the state layer reads.
     """
 
     def __init__(self, runner: Any, namespace: str, search: HybridSearch,
-                 graph_weight: float = GRAPH_WEIGHT):
+                 graph_weight: float = GRAPH_WEIGHT, *, since: Any = None, until: Any = None):
         self.runner = runner
+        self.window = window_params(since, until)
         self.graph_weight = graph_weight
         self.namespace = namespace
         self.search = search
@@ -109,7 +116,8 @@ class StateRecall:
         if action in ("search_states", "current_state", "state_history"):
             rows = self.runner.read("state/expand_states", namespace=self.namespace,
                                     event_ids=sources, history=action == "state_history",
-                                    per_topic=STATES_PER_TOPIC, per_state=EVIDENCE_PER_STATE)
+                                    per_topic=STATES_PER_TOPIC, per_state=EVIDENCE_PER_STATE,
+                                    **self.window)
             known = {s["id"] for s in self.states}
             self.states += [r for r in rows if r["id"] not in known]
             self.state_mode = action
@@ -130,7 +138,8 @@ class StateRecall:
             details["edges"] = len(rows)
         elif action == "time_range" and span is not None:
             rows = self.runner.read("state/events_in_span", namespace=self.namespace,
-                                    event_ids=sorted(in_s), start=span.start, end=span.end)
+                                    event_ids=sorted(in_s), start=epoch_us(span.start),
+                                    end=epoch_us(span.end))
             question = max(excess.values(), default=0.0)
             for r in rows:
                 self._reach(r["id"], self.graph_weight * question, None, "time_range", ranked)
@@ -187,6 +196,7 @@ class StateRecall:
                                                            node="state", id=row["id"],
                                                            text=row["content"][:80])])
             item.found_by = [self.state_mode]
+            item.conversation = units.get(anchor, {}).get("conversation")  # the topic's
             if anchor in evidence and anchor not in anchored:
                 # fuses on the evidence turn it stands in for (once per turn: a second state of
                 # the same turn, or one standing in for another turn, keeps its own key)

@@ -16,14 +16,13 @@ from graphmem.state.batch import Batch, BatchResult, StaleBatch, neighbour_signa
 from graphmem.state.chain import Gap, plan_links
 from graphmem.state.evolution import EvidencePlan, KnownState, TopicSnapshot, plan_evidence
 from graphmem.state.models import StateItem
+from graphmem.state.related import stored_matches
 from graphmem.timeparse import time_param
 
 logger = logging.getLogger(__name__)
 
 #: Events a topic chain inspection reads by default.
 CHAIN_LIMIT = 10_000
-#: Vector-index query size per new event when looking for stored RELATED_EVENT partners.
-RELATED_OVERSAMPLE = 100
 
 
 def _dt(value: Any) -> datetime | None:
@@ -128,13 +127,22 @@ class StateStore:
     def related_candidates(self, conversation: str, rows: Sequence[dict[str, Any]], per_event: int,
                            ) -> list[dict[str, Any]]:
         """Stored events of ``conversation`` and another topic most similar to each new event
-        (``{index, topic_id, embedding}``): ``index``, ``id``, ``topic_id``, ``similarity``."""
+        (``{index, topic_id, embedding}``): ``index``, ``id``, ``topic_id``, ``similarity``
+        (cosine in [-1, 1]), at most ``per_event`` per new event, best first, ties by id.
+
+        The conversation's stored events are read with their vectors
+        (``state/find_related_candidates``) and scored exactly in process
+        (:func:`graphmem.state.related.stored_matches`), not by a vector-index query: the index
+        ranks every namespace's events before any filter, so its answer (and the RELATED_EVENT
+        edges written from it) would depend on other tenants' data."""
         if not rows or per_event <= 0:
             return []
-        return self.runner.read("state/find_related_candidates", namespace=self.namespace,
-                                conversation=conversation, rows=list(rows),
-                                oversample=max(RELATED_OVERSAMPLE, 10 * per_event),
-                                per_event=per_event)
+        stored = self.runner.read("state/find_related_candidates", namespace=self.namespace,
+                                  conversation=conversation)
+        vectors = np.asarray([r["embedding"] for r in rows], dtype=np.float64)
+        matches = stored_matches(vectors, [r["topic_id"] for r in rows], stored, per_event)
+        return [{"index": int(rows[m.index]["index"]), "id": m.id, "topic_id": m.topic_id,
+                 "similarity": m.similarity} for m in matches]
 
     def write_batch(self, batch: Batch, confirm_threshold: float) -> BatchResult:
         """Write one conversation batch in ONE transaction with a constant number of statements:

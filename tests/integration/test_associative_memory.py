@@ -35,16 +35,17 @@ def ingested(runner, embedder, conversation):
 def test_ingest_builds_the_graph_and_twice_adds_nothing(ingested, conversation) -> None:
     mem, report = ingested
     assert report.extractor == "heuristic" and report.inputs == len(conversation.turns) == 18
-    first = mem.counts()
-    assert first["Episode"] == 18 and first["NEXT_EPISODE"] == 17
+    first, edges = mem.counts(), mem.relationship_counts()
+    assert first["Episode"] == 18 and edges["NEXT_EPISODE"] == 17
     labels = ("Cue", "Tag", "Episode", "SemanticUnit", "Theme", "Timeline")
+    assert set(first) == set(labels)  # nodes only
     assert report.created == {label: first[label] for label in labels if first[label]}
-    assert first["Tag"] == first["HAS_TAG"]
-    assert first["LEADS_TO"] == report.details["cue_tag_content_triples"]
-    assert first["Theme"] == 1 and first["GROUPS"] == 18 and first["Timeline"] == 1
+    assert first["Tag"] == edges["HAS_TAG"]
+    assert edges["LEADS_TO"] == report.details["cue_tag_content_triples"]
+    assert first["Theme"] == 1 and edges["GROUPS"] == 18 and first["Timeline"] == 1
     again = mem.ingest([conversation])
     assert again.created == {} and again.skipped == {"turn": 18}
-    assert mem.counts() == first
+    assert mem.counts() == first and mem.relationship_counts() == edges
 
 
 def test_cues_and_tags_of_an_episode_show_as_paths(runner, ingested) -> None:

@@ -35,14 +35,14 @@ def test_build_browse_rebuild_and_recall(runner, embedder, namespace, sample_dat
     assert counts["Task"] == 12
     assert counts["DecisionGraph"] == 12 + 2 * 2     # expert for all, exploration + common for 2
     assert counts["EditOperation"] > 0
-    assert 0 < counts["SIMILAR_TASK"] <= 12 * 3
+    assert 0 < mem.relationship_counts()["SIMILAR_TASK"] <= 12 * 3
     labels = ("Task", "DecisionGraph", "Action", "EditOperation")
     assert report.created == {label: counts[label] for label in labels}
 
     # browsable: the exploration's decision graph starts at INIT with DECIDED edges
-    task_id = [r for r in runner.read("experience/scan_tasks", namespace=namespace,
+    task_id = [r for r in runner.read("experience/find_tasks", namespace=namespace,
                                       embedding=[float(x) for x in embedder.embed_query(experts[0].query)],
-                                      k=1)][0]["id"]
+                                      k=1, since=None, until=None)][0]["id"]
     workflow, edits = mem.store.find_rules([task_id])
     assert workflow[task_id] and edits[task_id]
     assert any(e["operation"] in ("node_deletion", "edge_deletion") and e["action_key"] == "focus agent"

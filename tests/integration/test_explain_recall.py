@@ -44,6 +44,8 @@ PARAMS: dict[str, Any] = {
     "events": [{"id": "a", "topic_id": "t", "sort_key": "2023-01-01|000000001|a"}],
     "priors": [{"event_id": "a", "topic_id": "t", "valid_from": datetime(2023, 1, 1, tzinfo=UTC)}],
     "per_event": 3, "guard": False, "cached": True, "dense_ids": ["a"], "dense_sims": [0.5],
+    "lexical_cached": True, "lexical_ids": ["a"], "since": None, "until": None,
+    "labels": ["Event"],
     "lock_id": "a",
     "cue_texts": ["hiking", "trip"], "skip_cues": ["a"], "skip_tags": ["b"], "source_ids": ["D1:3"],
     "tags_per_cue": 5, "contents_per_tag": 5, "max_cue_contents": 50,

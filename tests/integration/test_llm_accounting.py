@@ -33,7 +33,7 @@ def test_insight_feedback_usage_adds_up(runner, embedder, namespace) -> None:
     assert mem.recall("Boil water", k=3).llm_usage.calls == 0
     assert mem.llm_usage.calls == 3  # recall adds nothing
     assert describe_usage(mem.llm_usage, "llm") == (
-        "LLM calls: 3 (llm path; 83 input / 20 output tokens; insight.controller 3)")
+        "LLM calls: 3 (llm path; 83 input / 20 output tokens; insight.controller 3 (1 failed))")
     mem.reset_llm_usage()
     assert mem.llm_usage.calls == 0
 

@@ -2,7 +2,8 @@
 (Mohra the truck vs. Mohra the boat); every recall path returns only the caller's data, even when
 corrupted cross-tenant relationships are planted at every hop (so each hop's namespace check is
 what keeps the data apart); and a small tenant inside a big vector index of another namespace
-still gets its k results (the oversample + exact in-namespace fallback).
+still gets its k results (exact in-namespace scans, or the oversampled index with an exact
+in-namespace fallback).
 
 NOISE_NODES (default 75 000, ``GRAPHMEM_NOISE_NODES`` overrides, e.g. 100000) noise :Query nodes
 are written around the small tenant; their embeddings lie closer to the question than any of the
@@ -241,7 +242,7 @@ def test_small_tenant_gets_k_insight_results_in_a_big_index(runner, embedder, na
     # the vector index's best hits for QUESTION are all foreign noise
     foreign = runner.read("insight/find_related_queries", namespace=crowded,
                           embedding=[float(x) for x in embedder.embed_query(QUESTION)],
-                          query_id="none", oversample=50, top=50, threshold=-1.0)
+                          query_id="none", top=50, threshold=-1.0)
     own = mem.store.related_queries(embedder.embed_query(QUESTION), "none", 10, -1.0)
     assert min(r["similarity"] for r in foreign) > max(r["similarity"] for r in own)
     result = mem.recall(QUESTION, k=5, query_k=5, lam=1.0)

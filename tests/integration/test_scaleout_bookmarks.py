@@ -53,8 +53,8 @@ def test_a_read_after_a_write_carries_the_writes_bookmark(runner, embedder, name
 
     reads_before = len(bookmarks.given)
     stored = mem.messages("c1")                        # an immediate read through the facade
-    assert [m["text"] for m in stored] == ["I moved to Lyon last week."]
-    assert [m["source_ids"] for m in stored] == [["m1"]]
+    assert [m.content for m in stored] == ["I moved to Lyon last week."]
+    assert [m.id for m in stored] == ["m1"]
     assert bookmarks.given[reads_before] == after_write
 
 

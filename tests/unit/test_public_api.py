@@ -20,20 +20,22 @@ PUBLIC = {
 }
 
 FACADE_MEMBERS = {"insight", "experience", "state", "associative", "memory", "memories",
-                  "scoped", "counts", "query", "delete_namespace", "from_settings", "close",
+                  "scoped", "counts", "relationship_counts", "query", "delete_namespace", "from_settings", "close",
                   "runner", "embedder", "namespace", "llm", "bookmark_manager"}
 
 #: The contract every registered memory implements.
-CONTRACT = {"recall", "arecall", "ingest", "aingest", "counts", "documents", "labels", "name",
-            "llm_usage"}
+CONTRACT = {"recall", "arecall", "ingest", "aingest", "counts", "relationship_counts",
+            "documents", "labels", "name", "llm_usage"}
 
 #: Each built-in memory: extra methods, the recall signature (after query, k), the default k,
 #: and the old names that must be gone (no aliases).
 BUILT_INS = {
-    "insight": ({"feedback"}, ["query_k", "lam", "embedding"], 3, {"feedback_many"}),
-    "experience": ({"ingest_files"}, ["t", "with_rules"], 3, {"build", "build_from_files"}),
-    "state": ({"ingest_file"}, ["max_rounds", "planner"], 10, set()),
-    "associative": ({"ingest_file"}, ["max_rounds", "structure", "config"], 10,
+    "insight": ({"feedback"}, ["query_k", "lam", "embedding", "since", "until"], 3,
+                {"feedback_many"}),
+    "experience": ({"ingest_files"}, ["t", "with_rules", "since", "until"], 3,
+                   {"build", "build_from_files"}),
+    "state": ({"ingest_file"}, ["max_rounds", "planner", "since", "until"], 10, set()),
+    "associative": ({"ingest_file"}, ["max_rounds", "structure", "config", "since", "until"], 10,
                     {"ingest_conversations"}),
 }
 

@@ -51,7 +51,7 @@ def test_rrf_weights_and_bad_input() -> None:
 
 
 def test_item_document_and_turn_key() -> None:
-    key = turn_key(["D1:3"], "Caroline: hi")
+    key = turn_key("D1:3", "conv-26")
     event = RecallItem(id="e1", memory="state", kind="event", text="Caroline: hi", score=0.9,
                        source_ids=["D1:3"])
     doc = item_document(event, "ns", 1, ["t1", None, "e1"], {"dia_ids": ["D1:3"]}, key)

@@ -13,7 +13,7 @@ def _result(memory: str, items: list[tuple[str, str, list[str]]]):
                    text=text, score=1.0 - n / 10, source_ids=src,
                    path=[PathStep(action="vector_seed", node="question", id="question")])
         for n, (i, text, src) in enumerate(items)])
-    docs = [item_document(it, "ns", rank, [], {}, turn_key(it.source_ids, it.text) if it.source_ids else None)
+    docs = [item_document(it, "ns", rank, [], {}, turn_key(it.source_ids[0], "c") if it.source_ids else None)
             for rank, it in enumerate(result.items, start=1)]
     return result, docs
 

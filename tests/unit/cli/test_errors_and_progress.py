@@ -90,8 +90,20 @@ def test_ctrl_c_summary_names_the_committed_count_and_the_command(monkeypatch, c
             raise KeyboardInterrupt
     assert failures.report_interrupt() == 130
     text = " ".join(capsys.readouterr().err.split())
-    assert "interrupted — state ingest: 25 of 40 turns committed — resume with: " \
+    # the progress count is only a lower bound of what committed
+    assert "interrupted — state ingest: at least 25 of 40 turns committed — resume with: " \
            "graphmem state ingest 'a file.json' -n x" in text
+    progress.interrupted.clear()
+    # a step that can ask the database reports its answer instead
+    with pytest.raises(KeyboardInterrupt):
+        with progress.track("state ingest", unit="turn", total=40, console=console) as step:
+            with step.counting(lambda: 40):
+                step(25)
+                raise KeyboardInterrupt
+    assert step.committed == 40 and step.done == 25
+    assert failures.report_interrupt() == 130
+    text = " ".join(capsys.readouterr().err.split())
+    assert "interrupted — state ingest: 40 of 40 turns committed — resume with: " in text
     progress.interrupted.clear()
 
 

@@ -42,7 +42,7 @@ def test_factual_plan_issues_one_query_per_round() -> None:
     mem = StateMemory(runner, HashEmbedder(), "ns-unit", graph_weight=1.0)
     result = mem.recall("Where does Ann work?", k=3, max_rounds=3)
     assert runner.names() == ["retrieval/search_units@Event", "state/expand_states",
-                              "state/expand_chain"]
+                              "state/expand_chain", "state/evidenced_states"]
     assert [r.action for r in result.rounds] == ["search_events", "search_states", "timeline"]
     assert result.rounds[0].details["intent"] == "factual"
     chain = dict(runner.calls)["state/expand_chain"]
@@ -74,13 +74,14 @@ def test_documents_keep_turn_fusion_key_for_events() -> None:
     mem = StateMemory(FakeRunner(_script()), HashEmbedder(), "ns-unit")
     docs = mem.documents(mem.recall("Where does Ann work?", k=3))
     assert [d.metadata["rank"] for d in docs] == [1, 2, 3]
-    assert docs[1].metadata["fusion_key"].startswith("turn:d1:")
+    assert docs[1].metadata["fusion_key"] == turn_key("d1", "c")
     state = docs[0]
     assert state.metadata["kind"] == "state" and state.metadata["provenance"]["dia_ids"] == ["d3"]
-    # a state fuses on the evidence turn it stands in for: the same key as that turn's Event or
-    # associative Episode ("Ann: ann work hospital" on d3), not on its own statement text
-    assert state.metadata["fusion_key"] == turn_key(["d3"], "Ann: ann work hospital")
-    assert state.metadata["fusion_key"] != turn_key(["d3"], state.page_content)
+    # a state resting on one turn fuses on that turn (conversation and source id), the key of
+    # that turn's Event or associative Episode whatever its own statement text
+    assert state.metadata["fusion_key"] == turn_key("d3", "c")
+    assert state.metadata["validity"]["state_id"] == "s1" and state.metadata["validity"]["current"]
+    assert "validity" not in docs[1].metadata  # the scripted e1 evidences no state
     assert "e3" in state.metadata["node_ids"]
 
 

@@ -116,7 +116,7 @@ def test_topic_assigner_threshold_and_subject():
 def test_time_range_of_a_question():
     span = time_range_of("What did she do in May 2023?")
     assert span.start == datetime(2023, 5, 1, tzinfo=timezone.utc)
-    assert span.end.month == 5 and span.end.day == 31
+    assert span.end == datetime(2023, 6, 1, tzinfo=timezone.utc)  # half-open: [start, end)
     assert time_range_of("What did she do last week?") is None
 
 
