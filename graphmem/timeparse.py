@@ -110,6 +110,16 @@ def _refuse(field: str, value: object, why: str) -> InvalidInputError:
     return InvalidInputError(f"{field} {shown!r} is not a usable timestamp: {why}")
 
 
+def check_offset(value: datetime, field: str = "time") -> datetime:
+    """``value`` when its UTC offset (if any) is strictly within ±18:00 (:data:`MAX_OFFSET`,
+    what Neo4j stores), else raise.
+
+    Raises:
+        InvalidInputError: naming ``field``, the value and the valid range.
+    """
+    return _offset(value, field, value.isoformat())
+
+
 def _offset(result: datetime, field: str, value: object) -> datetime:
     """``result`` when its UTC offset is within :data:`MAX_OFFSET`, else the refusal."""
     try:
@@ -340,6 +350,6 @@ def check_window(since: datetime | str | None = None,
     return start, end
 
 
-__all__ = ["AMBIGUOUS_ABBREVIATIONS", "MAX_OFFSET", "ZONE_ABBREVIATIONS", "check_window",
+__all__ = ["AMBIGUOUS_ABBREVIATIONS", "MAX_OFFSET", "check_offset", "ZONE_ABBREVIATIONS", "check_window",
            "epoch_us", "in_window", "month_range", "parse_timestamp", "time_param", "to_utc",
            "utc_day_range", "utc_month_range", "utc_year_range", "window_params", "year_range"]

@@ -46,7 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from graphmem.conversations import Conversation, Turn, check_turn_fields
 from graphmem.errors import EmptyTextError, InvalidInputError
 from graphmem.names import check_key
-from graphmem.timeparse import parse_timestamp
+from graphmem.timeparse import check_offset, parse_timestamp
 from graphmem.validation import describe_validation_error
 
 _lock = threading.Lock()
@@ -102,10 +102,13 @@ def check_message(message: Message, index: int = 0) -> Message:
 
     Raises:
         EmptyTextError: blank content. InvalidInputError: a role or id that is not an indexable
-            key, content over ``MAX_TEXT_CHARS``; the message starts ``message <index>: <field>``.
+            key, content over ``MAX_TEXT_CHARS``, a timestamp whose UTC offset is 18 hours or
+            more; the message starts ``message <index>: <field>``.
     """
     check_turn_fields(f"message {index}", source_id=message.id, speaker=message.role,
                       text=message.content, session=None, names=MESSAGE_FIELDS)
+    if message.timestamp is not None:  # a datetime given as such: the offset rule of text
+        check_offset(message.timestamp, f"message {index}: timestamp")
     return message
 
 

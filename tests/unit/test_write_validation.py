@@ -223,3 +223,18 @@ def test_langchain_tools_refuse_bad_arguments_as_graphmem_errors() -> None:
         "InvalidInputError: content: String should have at least 1 character (got '')")
     assert recall.invoke({"query": "cats", "k": 0}) == (
         "InvalidInputError: k: Input should be greater than or equal to 1 (got 0)")
+
+
+def test_a_datetime_timestamp_with_an_offset_neo4j_cannot_store_is_refused_at_validation():
+    from datetime import datetime, timedelta, timezone
+
+    from graphmem.agent.messages import validate_messages
+
+    far = datetime(2024, 1, 1, tzinfo=timezone(timedelta(hours=20)))
+    with pytest.raises(InvalidInputError, match=r"^message 1: timestamp '2024-01-01T00:00:00\+20:00'"
+                                                r".*offset \+20:00 is outside the valid range"):
+        validate_messages([{"role": "Ann", "content": "hi"},
+                           {"role": "Ann", "content": "late", "timestamp": far}], "c1", None)
+    near = datetime(2024, 1, 1, tzinfo=timezone(timedelta(hours=14)))
+    [message] = validate_messages([{"role": "Ann", "content": "hi", "timestamp": near}], "c1", None)
+    assert message.timestamp == near and message.timestamp.utcoffset() == timedelta(hours=14)
