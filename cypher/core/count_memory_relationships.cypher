@@ -5,7 +5,11 @@
 // mode: read
 MATCH (a:{{MEMORY_LABELS}})
 WHERE a.namespace = $namespace AND any(label IN labels(a) WHERE label IN $labels)
-MATCH (a)-[r]->(b)
-WHERE b.namespace = $namespace
-RETURN type(r) AS type, count(r) AS relationships
+CALL (a) {
+  // expanded from each namespace node (a subquery per row): never a scan of all relationships
+  MATCH (a)-[r]->(b)
+  WHERE b.namespace = $namespace
+  RETURN type(r) AS type
+}
+RETURN type, count(*) AS relationships
 ORDER BY type
