@@ -54,10 +54,6 @@ AssociativeRecallResult = RecallResult[AssociativeItem]
 #: Label -> key of ``associative/count_structure``.
 LABEL_KEYS = {"Cue": "cues", "Tag": "tags", "Episode": "episodes",
               "SemanticUnit": "semantic_units", "Theme": "themes", "Timeline": "timelines"}
-#: Relationship type -> key of ``associative/count_structure``.
-RELATIONSHIP_KEYS = {"HAS_TAG": "has_tag", "LEADS_TO": "leads_to",
-                     "NEXT_EPISODE": "next_episode", "DERIVED_FROM": "derived_from",
-                     "GROUPS": "groups"}
 #: Turns per progress report (a conversation is one transaction).
 PROGRESS_CHUNK = 25
 #: Plans of one batch when other writers keep extending its conversation's timeline meanwhile.

@@ -51,7 +51,6 @@ logger = logging.getLogger(__name__)
 #: Label -> key of ``experience/count_memory``; relationship type -> key.
 LABEL_KEYS = {"Task": "tasks", "DecisionGraph": "graphs", "Action": "actions",
               "EditOperation": "edit_operations"}
-RELATIONSHIP_KEYS = {"SIMILAR_TASK": "similar_edges", "DECIDED": "decided_edges"}
 
 class ExperienceItem(RecallItem):
     """One recalled task (EMG eq. 7) with its intra-task insight, the top-T cross-task insights
