@@ -22,6 +22,9 @@ an LLM should read), ``id`` (the node id) and the same metadata keys whatever th
   "current", "valid_from", "valid_to", "conflict"}`` of the state the item is or is evidence of
   (``current``: its topic's current state; ``valid_to``: when a later state replaced it), so a
   fusion can keep a superseded state below the state that replaced it
+- ``passage`` (a state event or associative episode of a long message whose passage vector
+  matched, else absent): ``{"start", "end", "text"}``, the character span of the message and
+  its text (:mod:`graphmem.retrieval.passages`), so the reader sees the part that matched
 
 Values are JSON types only (datetimes as ISO 8601 strings).
 """
@@ -84,6 +87,9 @@ def item_document(item: RecallItem, namespace: str, rank: int, node_ids: list[st
         node_ids: nodes that explain the item (the item's own id is put first).
         provenance: memory-specific JSON-ready facts.
         fusion_key: the fusion key; None uses the node id.
+
+    The metadata also holds ``passage`` when the item has one (its ``passage`` attribute: the
+    matched passage of a long message, see the module docstring).
     """
     from langchain_core.documents import Document
 
@@ -92,4 +98,7 @@ def item_document(item: RecallItem, namespace: str, rank: int, node_ids: list[st
                 "rank": rank, "kind": item.kind, "source_ids": list(item.source_ids),
                 "path": [step.model_dump() for step in item.path], "provenance": provenance,
                 "fusion_key": fusion_key or item.id}
+    passage = getattr(item, "passage", None)
+    if passage:
+        metadata["passage"] = dict(passage)
     return Document(page_content=item.text, id=item.id, metadata=metadata)

@@ -409,7 +409,7 @@ register_memory(MemorySpec(
     "EMG: action decision graphs, corrections and workflows of past tasks"))
 register_memory(MemorySpec(
     "state", "graphmem.state:StateMemory",
-    ("Topic", "Event", "State", "ConversationLock"),
+    ("Topic", "Event", "State", "ConversationLock", "Person"),
     "EMIR2 SEMG: events on topic chains and evolving semantic states"))
 register_memory(MemorySpec(
     "associative", "graphmem.associative:AssociativeMemory",

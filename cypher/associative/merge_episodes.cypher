@@ -1,4 +1,4 @@
-// description: MERGE Episode nodes (one per conversation turn) on their deterministic id with the retrieval-unit properties of graphmem.retrieval.unit_rows (the window embedding comes later, set_episode_embeddings) and the NEXT_TURN edge from the previous turn of the session; idempotent; created = nodes new in this call
+// description: MERGE Episode nodes (one per conversation turn) on their deterministic id with the retrieval-unit properties of graphmem.retrieval.unit_rows (the window embedding and a long message's passage_spans / passage_embeddings come later, set_episode_embeddings, in the same transaction) and the NEXT_TURN edge from the previous turn of the session; idempotent; created = nodes new in this call
 // params: namespace, rows
 // returns: created
 // mode: write

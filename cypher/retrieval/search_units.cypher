@@ -1,4 +1,4 @@
-// description: one hybrid-retrieval round over the units (Event: state memory, Episode: associative memory) of one namespace: per-namespace BM25 statistics (N, avgdl -- read only when $stats is null, else the vector cache's [N, avgdl] at its token -- and df per query term not in $known_terms, whose df the cache holds) and the vector-cache token (the unit version of the namespace: how many write locks its conversations have -- ConversationLock for Event, Timeline for Episode -- and the sum of their unit_version, which every transaction that writes a unit vector raises; a read of the namespace's few lock nodes, whatever its number of units), the lexical candidates: with $lexical_cached the given $lexical_ids (the vector cache's exact per-namespace BM25 top $lexical_k, already in the window; the full-text index is not queried), else the full-text index's top $lexical_k for $lucene_query (namespace token required; ranked by Lucene with index-wide statistics); with $cached the dense candidates are the given $dense_ids / $dense_sims (the in-process vector cache scored them; no stored vector is read and dense is null for the other units), else dense candidates (exact cosine scan when the namespace is small or the vector index is starved, else the oversampled vector index), the session neighbours of every candidate (prev_id / next_id, the NEXT_TURN edge's ends) and the unit count of every speaker among them not in $known_speakers (the cache holds the others'); each unit is a list in the column order of graphmem.retrieval.engine.UNIT_COLUMNS (lists, not maps, and the time as text: the answer is read faster); $guard skips stored vectors cosine cannot score (wrong width, not finite, all zero) element by element, the slow path run only after the fast one met such a vector; $since / $until (epoch microseconds of the UTC instant, or null: open; occurred_at compared as its instant, whatever its offset) keep only the units with since <= occurred_at < until as lexical, dense (index, scan) and neighbour candidates, before each top-k (the BM25 statistics stay the namespace's; the cache's $dense_ids are already in the window)
+// description: one hybrid-retrieval round over the units (Event: state memory, Episode: associative memory) of one namespace: per-namespace BM25 statistics (N, avgdl -- read only when $stats is null, else the vector cache's [N, avgdl] at its token -- and df per query term not in $known_terms, whose df the cache holds) and the vector-cache token (the unit version of the namespace: how many write locks its conversations have -- ConversationLock for Event, Timeline for Episode -- and the sum of their unit_version, which every transaction that writes a unit vector raises; a read of the namespace's few lock nodes, whatever its number of units), the lexical candidates: with $lexical_cached the given $lexical_ids (the vector cache's exact per-namespace BM25 top $lexical_k, already in the window; the full-text index is not queried), else the full-text index's top $lexical_k for $lucene_query (namespace token required; ranked by Lucene with index-wide statistics); with $cached the dense candidates are the given $dense_ids / $dense_sims (the in-process vector cache scored them; no stored vector is read and dense is null for the other units), else dense candidates (exact scan when the namespace is small or the vector index is starved, else the oversampled vector index); a unit's dense score is the best cosine of its window vector (embedding) and the vectors of its passages (passage_embeddings: a long message's passages, flat, passage i the slice [i*d, (i+1)*d), as many as passage_spans names; units without them, also those written before passages existed, score by their window vector alone) in the exact scan and in the dense column of every unit, the index of the passage that gave it in the passage column (-1: the window vector; null with $cached, whose engine fills it from the cache), while the vector-index path picks and scores its candidates by the window vector alone (the index holds one vector per unit), the session neighbours of every candidate (prev_id / next_id, the NEXT_TURN edge's ends) and the unit count of every speaker among them not in $known_speakers (the cache holds the others'); each unit is a list in the column order of graphmem.retrieval.engine.UNIT_COLUMNS (lists, not maps, and the time as text: the answer is read faster); $guard skips stored vectors cosine cannot score (wrong width, not finite, all zero) element by element, the slow path run only after the fast one met such a vector; $since / $until (epoch microseconds of the UTC instant, or null: open; occurred_at compared as its instant, whatever its offset) keep only the units with since <= occurred_at < until as lexical, dense (index, scan) and neighbour candidates, before each top-k (the BM25 statistics stay the namespace's; the cache's $dense_ids are already in the window)
 // params: namespace, ns_token, lucene_query, terms, known_terms, known_speakers, stats, embedding, lexical_k, dense_k, oversample, exact_limit, df_cap, guard, cached, dense_ids, dense_sims, since, until, lexical_cached, lexical_ids
 // returns: n_units, avg_length, n_locks, unit_version, dfs, dense_mode, units, speakers
 // mode: read
@@ -58,7 +58,7 @@ CALL (n_units) {
     AND ($since IS NULL OR node.occurred_at.epochMillis * 1000 + node.occurred_at.microsecond % 1000 >= $since)
     AND ($until IS NULL OR node.occurred_at.epochMillis * 1000 + node.occurred_at.microsecond % 1000 < $until)
   WITH node, score ORDER BY score DESC LIMIT $dense_k
-  RETURN collect(node) AS ann_nodes, collect(2 * score - 1) AS ann_sims
+  RETURN collect(node) AS ann_nodes, collect(2 * score - 1) AS ann_sims, collect(-1) AS ann_passages
 }
 CALL (n_units, ann_nodes) {
   WITH n_units, ann_nodes WHERE NOT $cached AND (n_units <= $exact_limit OR size(ann_nodes) < $dense_k)
@@ -68,18 +68,33 @@ CALL (n_units, ann_nodes) {
     AND ($until IS NULL OR u.occurred_at.epochMillis * 1000 + u.occurred_at.microsecond % 1000 < $until)
     AND (NOT $guard OR (all(x IN u.embedding WHERE -1.0e300 < x < 1.0e300)
                         AND any(x IN u.embedding WHERE x <> 0.0)))
-  WITH u, vector.similarity.cosine(u.embedding, $embedding) AS sim
+  // the best of the window vector and the unit's passages (the window wins ties); with $guard a
+  // unit's passages are all skipped when one cannot be scored
+  WITH u, size($embedding) AS d, coalesce(u.passage_embeddings, []) AS pe,
+       size(coalesce(u.passage_spans, [])) / 2 AS n_pass
+  WITH u, d, pe, CASE WHEN size(pe) = n_pass * d
+            AND (NOT $guard OR (all(y IN pe WHERE -1.0e300 < y < 1.0e300)
+                                AND all(p IN range(0, n_pass - 1)
+                                        WHERE any(y IN pe[p * d..(p + 1) * d] WHERE y <> 0.0))))
+       THEN n_pass ELSE 0 END AS n_ok
+  WITH u, reduce(best = [vector.similarity.cosine(u.embedding, $embedding), -1],
+                 x IN [p IN range(0, n_ok - 1) |
+                       [vector.similarity.cosine(pe[p * d..(p + 1) * d], $embedding), p]]
+                 | CASE WHEN x[0] > best[0] THEN x ELSE best END) AS best
+  WITH u, best[0] AS sim, best[1] AS passage
   ORDER BY sim DESC, u.id LIMIT $dense_k
-  RETURN collect(u) AS exact_nodes, collect(2 * sim - 1) AS exact_sims
+  RETURN collect(u) AS exact_nodes, collect(2 * sim - 1) AS exact_sims,
+         collect(passage) AS exact_passages
 }
 WITH n_units, avg_length, n_locks, unit_version, dfs, lexical_nodes,
      CASE WHEN $cached THEN cached_nodes WHEN n_units <= $exact_limit OR size(ann_nodes) < $dense_k THEN exact_nodes ELSE ann_nodes END AS dense_nodes,
      CASE WHEN $cached THEN $dense_sims WHEN n_units <= $exact_limit OR size(ann_nodes) < $dense_k THEN exact_sims ELSE ann_sims END AS dense_sims,
+     CASE WHEN $cached THEN [] WHEN n_units <= $exact_limit OR size(ann_nodes) < $dense_k THEN exact_passages ELSE ann_passages END AS dense_passages,
      CASE WHEN $cached THEN 'cache' WHEN n_units <= $exact_limit THEN 'exact' WHEN size(ann_nodes) < $dense_k THEN 'exact_fallback' ELSE 'vector_index' END AS dense_mode
 WITH n_units, avg_length, n_locks, unit_version, dfs, dense_mode, lexical_nodes, dense_nodes, dense_sims,
-     [x IN lexical_nodes WHERE NOT x IN dense_nodes] AS lexical_only
-WITH n_units, avg_length, n_locks, unit_version, dfs, dense_mode, lexical_nodes, dense_nodes, dense_sims, lexical_only,
-     [s IN dense_nodes + lexical_only | s.id] AS seed_ids
+     dense_passages, [x IN lexical_nodes WHERE NOT x IN dense_nodes] AS lexical_only
+WITH n_units, avg_length, n_locks, unit_version, dfs, dense_mode, lexical_nodes, dense_nodes, dense_sims,
+     dense_passages, lexical_only, [s IN dense_nodes + lexical_only | s.id] AS seed_ids
 CALL (seed_ids, dense_nodes, lexical_only) {
   UNWIND dense_nodes + lexical_only AS s
   UNWIND [s.prev_id, s.next_id] AS nid
@@ -91,7 +106,32 @@ CALL (seed_ids, dense_nodes, lexical_only) {
   RETURN collect(x) AS around
 }
 WITH n_units, avg_length, n_locks, unit_version, dfs, dense_mode, lexical_nodes, dense_sims,
-     dense_nodes + lexical_only + around AS nodes, size(dense_nodes) AS n_dense
+     dense_passages, dense_nodes + lexical_only + around AS nodes, size(dense_nodes) AS n_dense
+CALL (nodes, n_dense, dense_sims, dense_passages) {
+  // per unit of S its dense score (cosine in [-1, 1], null when unusable) and the passage that gave it
+  UNWIND range(0, size(nodes) - 1) AS i
+  WITH i, nodes[i] AS u, size($embedding) AS d
+  WITH i, u, d, coalesce(u.passage_embeddings, []) AS pe,
+       size(coalesce(u.passage_spans, [])) / 2 AS n_pass,
+       i >= n_dense AND NOT $cached AND size(u.embedding) = size($embedding)
+         AND (NOT $guard OR (all(x IN u.embedding WHERE -1.0e300 < x < 1.0e300)
+                             AND any(x IN u.embedding WHERE x <> 0.0))) AS scan
+  WITH i, u, d, pe, scan, CASE WHEN scan THEN n_pass ELSE 0 END AS n_pass
+  WITH i, u, d, pe, scan, CASE WHEN size(pe) = n_pass * d
+            AND (NOT $guard OR (all(y IN pe WHERE -1.0e300 < y < 1.0e300)
+                                AND all(p IN range(0, n_pass - 1)
+                                        WHERE any(y IN pe[p * d..(p + 1) * d] WHERE y <> 0.0))))
+       THEN n_pass ELSE 0 END AS n_ok
+  WITH i, CASE WHEN i < n_dense THEN [dense_sims[i], dense_passages[i]]
+               WHEN scan THEN reduce(best = [vector.similarity.cosine(u.embedding, $embedding), -1],
+                          x IN [p IN range(0, n_ok - 1) |
+                                [vector.similarity.cosine(pe[p * d..(p + 1) * d], $embedding), p]]
+                          | CASE WHEN x[0] > best[0] THEN x ELSE best END)
+               ELSE [null, null] END AS best
+  ORDER BY i
+  RETURN collect([CASE WHEN best[0] IS NULL THEN null WHEN i < n_dense THEN best[0]
+                       ELSE 2 * best[0] - 1 END, best[1]]) AS scored
+}
 CALL (nodes) {
   UNWIND nodes AS u
   WITH DISTINCT u.speaker AS speaker WHERE speaker IS NOT NULL AND NOT speaker IN $known_speakers
@@ -110,10 +150,5 @@ RETURN n_units, avg_length, n_locks, unit_version, dfs, dense_mode, speakers,
          coalesce(nodes[i].conversation_id, nodes[i].conversation),
          toString(nodes[i].occurred_at), nodes[i].topic_id, coalesce(nodes[i].is_smalltalk, false),
          nodes[i].prev_id, nodes[i].next_id, nodes[i] IN lexical_nodes, i < n_dense,
-         CASE WHEN i < n_dense THEN dense_sims[i]
-              WHEN $cached THEN null
-              WHEN size(nodes[i].embedding) <> size($embedding) THEN null
-              WHEN $guard AND NOT (all(x IN nodes[i].embedding WHERE -1.0e300 < x < 1.0e300)
-                                   AND any(x IN nodes[i].embedding WHERE x <> 0.0)) THEN null
-              ELSE 2 * vector.similarity.cosine(nodes[i].embedding, $embedding) - 1 END
+         scored[i][0], scored[i][1], coalesce(nodes[i].passage_spans, [])
        ]] AS units

@@ -2,7 +2,9 @@
 built without I/O except the embedder.
 
 Each turn is encoded once, as its retrieval window (:func:`graphmem.retrieval.text.window_texts`:
-the turn and a few words of its session neighbours); cues and tags are matched by text and carry no
+the turn and a few words of its session neighbours), and a long turn's passages too
+(:mod:`graphmem.retrieval.passages`: their vectors are stored on the episode beside its window
+vector, in the same encode call); cues and tags are matched by text and carry no
 vectors; a semantic unit takes the vector of the episode it is derived from and a theme the
 centroid of its members. :func:`build_rows` gives everything that needs no vector and the texts to
 encode; :func:`attach_vectors` adds the vector-dependent rows once the encoding is done, so the
@@ -104,9 +106,12 @@ def plan_units(episodes: list[EpisodeInput], namespace: str, before: dict[str, A
             re-encoded, so a conversation stored message by message, or by batches out of order,
             ends with the vectors and links of one stored at once.
     Returns:
-        ``{"ids", "units", "refresh", "windows"}``: the episodes' node ids, one
-        :func:`graphmem.retrieval.unit_rows` row each, the neighbours' refresh rows, and the window
-        texts (one per episode, then the before's and the after's when present).
+        ``{"ids", "units", "refresh", "windows", "passage_texts", "passage_counts"}``: the
+        episodes' node ids, one :func:`graphmem.retrieval.unit_rows` row each, the neighbours'
+        refresh rows, the window texts (one per episode, then the before's and the after's when
+        present), the passage texts of the episodes (in episode order; none for a short turn)
+        and how many each episode has. A refreshed neighbour keeps its stored passages (they
+        depend on its own text only).
     """
     episode_ids = [node_id(namespace, "episode", e.conversation_id, e.source_id) for e in episodes]
     turns = [_unit_turn(e) for e in episodes]
@@ -143,7 +148,9 @@ def plan_units(episodes: list[EpisodeInput], namespace: str, before: dict[str, A
     if after is not None:
         refresh.append({"id": after["id"], "next_id": None, "prev_id": episode_ids[-1]})
         windows.append(units[start + len(episodes)]["window_text"])
-    return {"ids": episode_ids, "units": mine, "refresh": refresh, "windows": windows}
+    return {"ids": episode_ids, "units": mine, "refresh": refresh, "windows": windows,
+            "passage_texts": [t for u in mine for t in u["passage_texts"]],
+            "passage_counts": [len(u["passage_texts"]) for u in mine]}
 
 
 def build_rows(episodes: list[EpisodeInput], extractor: Any, namespace: str,
@@ -156,9 +163,11 @@ def build_rows(episodes: list[EpisodeInput], extractor: Any, namespace: str,
 
     Returns:
         ``{"episodes", "timeline", "cues", "tags", "episode_links", "semantic_units",
-        "semantic_links", "cue_contents", "refresh", "windows"}``: ``cue_contents`` the new
-        episodes per cue (``[{"cue_id", "added"}]``, the cue's contents counter), ``refresh`` and
-        ``windows`` from ``plan``.
+        "semantic_links", "cue_contents", "refresh", "windows", "passage_spans",
+        "passage_texts"}``: ``cue_contents`` the new episodes per cue (``[{"cue_id", "added"}]``,
+        the cue's contents counter), ``refresh``, ``windows`` and ``passage_texts`` from
+        ``plan``, ``passage_spans`` the flat spans of each episode in its stored text
+        (``"speaker: text"``; written with its vectors, :func:`attach_vectors`).
     Raises:
         ControllerError: the LLM extractor failed twice.
     """
@@ -201,7 +210,8 @@ def build_rows(episodes: list[EpisodeInput], extractor: Any, namespace: str,
 
     episode_rows = []
     for e, eid, unit in zip(episodes, episode_ids, units, strict=True):
-        row = {key: value for key, value in unit.items() if key not in ("window_text", "embedding")}
+        row = {key: value for key, value in unit.items()
+               if key not in ("window_text", "embedding", "passage_spans", "passage_texts")}
         row.update(id=eid, text=e.content, speaker=e.speaker, source_id=e.source_id,
                    conversation_id=e.conversation_id, session=e.session, position=e.position,
                    occurred_at=time_param(e.occurred_at))
@@ -222,6 +232,10 @@ def build_rows(episodes: list[EpisodeInput], extractor: Any, namespace: str,
         "cue_contents": cue_contents,
         "refresh": plan["refresh"],
         "windows": plan["windows"],
+        # spans into the stored text (``"speaker: text"``), as a recall item slices it
+        "passage_spans": [[x + len(e.content) - len(e.text) for x in u["passage_spans"]]
+                          for e, u in zip(episodes, units, strict=True)],
+        "passage_texts": plan["passage_texts"],
     }
 
 
@@ -266,10 +280,13 @@ def episode_phrases(rows: dict[str, Any]) -> list[list[str]]:
 def attach_vectors(rows: dict[str, Any], vectors: np.ndarray, episodes: Sequence[EpisodeInput],
                    namespace: str, *, theme_scope: str | None = None,
                    min_theme_episodes: int = 1) -> dict[str, Any]:
-    """The vector-dependent rows, once ``vectors`` (``(len(rows["windows"]), d) float32`` unit
-    rows, the embeddings of ``rows["windows"]`` in order) are known: ``embeddings``
-    (``[{"id", "embedding"}]`` for every episode and the refreshed tail), semantic units with their
-    episode's vector, and ``themes`` (k-means over the batch's episode vectors, MRAgent §4.3,
+    """The vector-dependent rows, once ``vectors`` (``(len(rows["windows"]) +
+    len(rows["passage_texts"]), d) float32`` unit rows, the embeddings of ``rows["windows"]``
+    then of ``rows["passage_texts"]``, in order) are known: ``embeddings`` (``[{"id",
+    "embedding", "new", "passage_spans", "passage_embeddings"}]`` for every episode -- ``new``
+    true, a long one's flat passage spans and vectors (passages × d floats), None for a short
+    one -- and the refreshed tail, ``new`` false: its stored passages stay), semantic units with
+    their episode's vector, and ``themes`` (k-means over the batch's episode vectors, MRAgent §4.3,
     named by :func:`episode_phrases`).
 
     Args:
@@ -277,15 +294,25 @@ def attach_vectors(rows: dict[str, Any], vectors: np.ndarray, episodes: Sequence
             batch passes its first source id so its themes do not overwrite them).
         min_theme_episodes: fewer episodes than this make no themes (one-message adds).
     Raises:
-        InvalidInputError: a vector count different from the window count.
+        InvalidInputError: a vector count different from the window and passage text count.
     """
-    if len(vectors) != len(rows["windows"]):
-        raise InvalidInputError(f"attach_vectors: {len(vectors)} vectors for "
-                                f"{len(rows['windows'])} window texts")
+    n_windows = len(rows["windows"])
+    spans = rows.get("passage_spans") or [[] for _ in rows["episodes"]]
+    if len(vectors) != n_windows + len(rows.get("passage_texts") or []):
+        raise InvalidInputError(f"attach_vectors: {len(vectors)} vectors for {n_windows} window "
+                                f"texts and {len(rows.get('passage_texts') or [])} passage texts")
     n = len(rows["episodes"])
     ids = [r["id"] for r in rows["episodes"]] + [r["id"] for r in rows["refresh"]]
     vectors = np.asarray(vectors, dtype=np.float32)
-    embeddings = [{"id": i, "embedding": v} for i, v in zip(ids, vectors.tolist(), strict=True)]
+    embeddings = [{"id": i, "embedding": v, "new": k < n}
+                  for k, (i, v) in enumerate(zip(ids, vectors[:n_windows].tolist(), strict=True))]
+    start = n_windows
+    for row, flat in zip(embeddings, spans, strict=False):  # the episodes come first
+        count = len(flat) // 2
+        block = vectors[start:start + count]
+        start += count
+        row["passage_spans"] = list(flat) if count else None
+        row["passage_embeddings"] = block.ravel().tolist() if count else None
     semantic = [{**{k: v for k, v in s.items() if k != "episode"},
                  "embedding": embeddings[s["episode"]]["embedding"]} for s in rows["semantic_units"]]
     themes = (group_themes(vectors[:n], episode_phrases(rows))

@@ -39,7 +39,7 @@ from graphmem.memory import IngestReport, Memory, PathStep, Progress, RecallResu
 from graphmem.names import node_id
 from graphmem.retrieval import HybridSearch
 from graphmem.retrieval.fusion import FusionParams
-from graphmem.retrieval.text import analyze
+from graphmem.retrieval.text import index_terms
 from graphmem.timeparse import check_window
 
 if TYPE_CHECKING:
@@ -164,8 +164,9 @@ class AssociativeMemory(Memory[AssociativeItem]):
     def _write_missing(self, episodes: list[Any], missing: list[int],
                        extractor: Any) -> tuple[dict[str, int], dict[str, Any]]:
         """Build and write the episodes not stored yet (a resumed or incremental ingest processes
-        only those) in one transaction. Each new turn is encoded once, as its retrieval window, in
-        a background thread while cues and tags are extracted and the vector-free rows written;
+        only those) in one transaction. Each new turn is encoded once, as its retrieval window (a
+        long turn also as its passages, in the same call), in a background thread while cues
+        and tags are extracted and the vector-free rows written;
         the stored last episode of an extended session gets its window re-encoded. The timeline
         links each new episode to its predecessor in the input, and the first input episode, when
         new, to the conversation's latest stored episode before it (an incremental add). A batch
@@ -201,7 +202,9 @@ class AssociativeMemory(Memory[AssociativeItem]):
         ids = plan["ids"]
         whole = not context["stored"]
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-encode") as pool:
-            encoding = pool.submit(self.embedder.embed_documents, plan["windows"])
+            # one encode call: the windows, then the long turns' passages
+            encoding = pool.submit(self.embedder.embed_documents,
+                                   plan["windows"] + plan["passage_texts"])
             try:
                 rows = build_rows(new, extractor, self.namespace, plan)
             except BaseException:
@@ -301,7 +304,7 @@ class AssociativeMemory(Memory[AssociativeItem]):
         embedded = time.perf_counter()
         search = HybridSearch(self.runner, "Episode", self.fusion)
         row = search.fetch(self.namespace, query, q_vec, since=since, until=until)
-        terms = analyze(query)
+        terms = index_terms(query)
         ranked = search.rank(row, terms, cfg.pool)
         trace: list[RoundTrace] = [RoundTrace(
             round=1, active_cues=[], new_evidence=[c.id for c in ranked[:cfg.stop_top_k]],

@@ -9,7 +9,7 @@ SemanticUnit), themes (the abstraction layer), and the reconstruction state ``S 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -127,6 +127,9 @@ class AssociativeItem(RecallItem):
             top (1 = seed);
         found_by: the actions that reached it.
         facts: semantic units (distilled facts) the reconstruction reached that derive from it.
+        passage: ``{"start", "end", "text"}`` of the passage of the turn whose vector gave its
+            dense score (a long message, :mod:`graphmem.retrieval.passages`; ``text`` = that
+            slice of the turn), None when its window vector did.
     """
 
     memory: str = "associative"
@@ -138,3 +141,4 @@ class AssociativeItem(RecallItem):
     round: int = 1
     found_by: list[str] = Field(default_factory=list)
     facts: list[str] = Field(default_factory=list)
+    passage: dict[str, Any] | None = None

@@ -9,6 +9,7 @@ from graphmem.associative.models import AssociativeItem, RoundTrace
 from graphmem.associative.reconstruction import ReconstructionState
 from graphmem.memory import PathStep, Round
 from graphmem.retrieval import Candidate, stored_time
+from graphmem.retrieval.passages import matched_passage
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +27,8 @@ def to_items(ranked: list[Candidate], units: dict[str, dict[str, Any]],
     """Engine candidates (best first) as :class:`AssociativeItem` s: ``score`` the engine's final
     score, ``similarity`` the dense cosine, ``graph_score`` the graph step, ``facts`` the
     semantic units the reconstruction reached through the episode, ``round`` the round that
-    lifted it (1 = seed), ``path`` from the question to the episode."""
+    lifted it (1 = seed), ``path`` from the question to the episode, ``passage`` the passage of a
+    long message whose vector matched (None when its window vector did)."""
     out = []
     for c in ranked:
         unit = units.get(c.id, {})
@@ -40,7 +42,8 @@ def to_items(ranked: list[Candidate], units: dict[str, dict[str, Any]],
             occurred_at=_iso(stored_time(unit.get("occurred_at"))), similarity=float(c.components.get("dense", 0.0)),
             graph_score=float(c.components.get("graph", 0.0)), round=rounds_of.get(c.id, 1),
             found_by=list(dict.fromkeys(found)),
-            facts=list((state.facts if state else {}).get(c.id, []))))
+            facts=list((state.facts if state else {}).get(c.id, [])),
+            passage=matched_passage(c.text, c.passage)))
     return out
 
 

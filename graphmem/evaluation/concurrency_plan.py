@@ -37,10 +37,14 @@ VIOLATIONS = {
 #: asserting event) do not. Associative memory makes a conversation's themes from the batch that
 #: finds nothing of it stored (later batches under :data:`graphmem.associative.memory.MIN_THEME_EPISODES`
 #: make none), so which batch's episodes the themes GROUP follows the arrival order too.
+#: A conversation's people (Person, MENTIONS) are resolved again once it has grown by a tenth
+#: (:func:`graphmem.state.people_store.people_due`): the batch that crosses that mark resolves
+#: them from the events committed by then, which depends on the arrival order until
+#: ``StateMemory.resolve_people`` brings them up to date.
 ORDER_DEPENDENT = {
     "state": frozenset({"Topic", "State", "FIRST_TIMELINE_NODE", "TEMPORAL_NEXT", "INITIAL_STATE",
                         "CURRENT_STATE", "SEMANTIC_NEXT", "CONFLICTS_WITH", "SUPPORTED_BY",
-                        "RELATED_EVENT"}),
+                        "RELATED_EVENT", "Person", "MENTIONS"}),
     "associative": frozenset({"Theme", "GROUPS"}),
 }
 

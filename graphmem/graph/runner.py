@@ -18,6 +18,7 @@ from neo4j.api import BookmarkManager
 from graphmem.errors import QueryError, InvalidInputError, translate_neo4j_error
 from graphmem.graph.registry import CypherQuery, CypherRegistry
 from graphmem.retrieval.vectors import VectorCache
+from graphmem.retrieval.aliases import AliasCache
 
 Record = dict[str, Any]
 
@@ -97,6 +98,8 @@ class QueryRunner:
         #: The retrieval engine's unit vectors of small namespaces (graphmem.retrieval.vectors),
         #: shared by every facade on this runner.
         self.vector_cache = VectorCache()
+        #: The retrieval engine's person aliases per namespace (graphmem.retrieval.aliases).
+        self.alias_cache = AliasCache()
         self._stats_lock = threading.Lock()
         self._retries = 0
         self._retry_codes: Counter[str] = Counter()

@@ -26,17 +26,21 @@ import logging
 import math
 import statistics
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, Field
 
 from graphmem.errors import InvalidInputError, QueryError
 from graphmem.memory import PathStep
 from graphmem.retrieval import fusion
+from graphmem.retrieval.aliases import read_aliases
+from graphmem.retrieval.candidates import (SPEAKER, UNIT_COLUMNS, Candidate, stored_time,
+                                           token as _token)
+from graphmem.retrieval.passages import span_of
 from graphmem.retrieval.vectors import (CACHE_UNITS, INLINE_READ, LOAD_AFTER_MISSES, Lexical,
                                         NamespaceVectors, cache_enabled, lexical_entry)
-from graphmem.retrieval.text import (analyze, candidate_terms, lucene_query, mention_terms,
+from graphmem.retrieval.text import (candidate_terms, index_terms, lucene_query, mention_terms,
                                      namespace_token)
 from graphmem.retrieval.units import unit_rows, window_texts
 from graphmem.timeparse import check_window, window_params
@@ -75,66 +79,6 @@ BAD_VECTOR_MESSAGES = ("is not a valid vector", "do not have the same dimension"
 BOOST_PATH_MIN = 0.05
 #: The relationship between consecutive units of one session (older → newer).
 NEXT_TURN = "NEXT_TURN"
-
-
-#: The columns of a unit in the round query's answer (``units`` is a list of lists in this order;
-#: :meth:`HybridSearch.fetch` turns them into dicts): ``occurred_at`` is ISO 8601 text
-#: (:func:`stored_time` reads it), ``dense`` the cosine in [-1, 1] of the window vector (None
-#: when the stored vector cannot be scored).
-UNIT_COLUMNS = ("id", "text", "lexical_terms", "source_ids", "speaker", "is_cue", "conversation",
-                "occurred_at", "topic_id", "is_smalltalk", "prev_id", "next_id", "via_lexical",
-                "via_dense", "dense")
-#: The position of ``speaker`` in :data:`UNIT_COLUMNS`.
-SPEAKER = UNIT_COLUMNS.index("speaker")
-
-
-def stored_time(value: Any) -> Any:
-    """A unit's ``occurred_at`` as the Neo4j ``DateTime`` it was stored as: the round query sends
-    it as text (``2023-05-08T13:56:00Z``, ``...+02:00`` or ``...+02:00[Europe/Berlin]``, whose
-    zone name is dropped, the offset kept); None and non-text values pass through."""
-    if not isinstance(value, str):
-        return value
-    from neo4j.time import DateTime
-
-    text = value.split("[", 1)[0]
-    return DateTime.from_iso_format(text[:-1] + "+00:00" if text.endswith("Z") else text)
-
-
-def _token(row: dict[str, Any]) -> tuple[int, int]:
-    """The vector-cache token of a round's row: the namespace's unit version (write locks,
-    sum of their ``unit_version``; :mod:`graphmem.retrieval.vectors`)."""
-    return int(row.get("n_locks") or 0), int(row.get("unit_version") or 0)
-
-
-class Candidate(BaseModel):
-    """One ranked unit.
-
-    Attributes:
-        id: the unit's node id.
-        score: the final fused score (``fused + neighbour + entity + graph``; higher is better; only
-            comparable within one search).
-        components: ``lexical`` (per-namespace BM25), ``dense`` (cosine in [-1, 1] of the window
-            vector, absent when the unit has no usable vector), ``lexical_norm``, ``dense_norm``,
-            ``fused``, ``neighbour``, ``entity``, ``final``.
-        flags: ``via_lexical``, ``via_dense`` (found by that side), ``via_neighbour`` (only present
-            as a neighbour of a candidate), ``is_cue``, ``is_smalltalk``.
-        source_ids: the unit's upstream ids (e.g. LoCoMo dia_id).
-        text: the unit's stored ``text``.
-        speaker: the unit's speaker (a document's title in a document collection).
-        path: how it was found: one seed step (``lexical_seed`` / ``dense_seed``); when the
-            neighbour step raised it, the seed of the cue unit followed by a ``NEXT_TURN`` hop; when
-            the entity step did, the mentioning unit's seed (none for the question), ``mentions``
-            (node ``speaker``) and ``SPEAKER_OF``.
-    """
-
-    id: str
-    score: float
-    components: dict[str, float] = Field(default_factory=dict)
-    flags: dict[str, bool] = Field(default_factory=dict)
-    source_ids: list[str] = Field(default_factory=list)
-    text: str = ""
-    speaker: str | None = None
-    path: list[PathStep] = Field(default_factory=list)
 
 
 class HybridSearch:
@@ -188,10 +132,37 @@ class HybridSearch:
             DatabaseError: the round query failed for another reason than a bad stored vector.
         """
         return self.rank(self.fetch(namespace, question, query_vector, since=since, until=until),
-                         analyze(question), k)
+                         index_terms(question), k)
 
     def fetch(self, namespace: str, question: str, query_vector: Sequence[float], *,
               since: Any = None, until: Any = None) -> dict[str, Any]:
+        """:meth:`_fetch` for ``question`` with its terms expanded by the aliases of the people
+        it names (:mod:`graphmem.retrieval.aliases`; the row's ``aliases`` holds them for
+        :meth:`rank`). They are cached per runner under the namespace's unit version and read
+        again (one query) only when a round's token differs, the round then run again only if
+        the question's expansion changed. A runner without ``alias_cache`` has no people step."""
+        cache = getattr(self.runner, "alias_cache", None)
+        if cache is None or not question or not question.strip():
+            return self._fetch(namespace, question, query_vector, since=since, until=until)
+        key, terms = (self.label, namespace), index_terms(question)
+        people = cache.get(key) or read_aliases(self.runner, self.label, namespace)
+        cache.put(key, people)
+        extra = people.expansion(terms)
+        row = self._fetch(namespace, " ".join([question, *extra]), query_vector, since=since,
+                          until=until)
+        if row and _token(row) != people.token:
+            # read after the round: at least as new as its token, kept under it
+            people = replace(read_aliases(self.runner, self.label, namespace), token=_token(row))
+            cache.put(key, people)
+            if people.expansion(terms) != extra:
+                row = self._fetch(namespace, " ".join([question, *people.expansion(terms)]),
+                                  query_vector, since=since, until=until)
+        if row:
+            row["aliases"] = people
+        return row
+
+    def _fetch(self, namespace: str, question: str, query_vector: Sequence[float], *,
+               since: Any = None, until: Any = None) -> dict[str, Any]:
         """The round query's one row for ``question`` (see :meth:`search` for the arguments and
         errors), its ``units`` as dicts (:data:`UNIT_COLUMNS`), only units inside the window
         ``since <= occurred_at < until``. The dense side comes from the in-process vector cache
@@ -204,7 +175,7 @@ class HybridSearch:
             raise InvalidInputError("search: query vector is empty or not finite")
         window = window_params(*check_window(since, until))
         windowed = window["since"] is not None or window["until"] is not None
-        terms = analyze(question)
+        terms = index_terms(question)
         token = namespace_token(namespace)
         params = dict(
             namespace=namespace, ns_token=token, lucene_query=lucene_query(token, terms),
@@ -276,11 +247,15 @@ class HybridSearch:
 
     def _with_cache_dense(self, row: dict[str, Any], entry: NamespaceVectors,
                           query: np.ndarray) -> dict[str, Any]:
-        """The row with the cosine of every unit the cache scored (dense candidates came with it)."""
+        """The row with the dense score of every unit the cache scored (dense candidates came
+        with it) and the passage that gave it."""
         row = self._as_dicts(row)
-        missing = [u for u in row["units"] if u["dense"] is None]
-        for unit, sim in zip(missing, entry.cosine(query, [u["id"] for u in missing]), strict=True):
-            unit["dense"] = sim
+        for unit, best in zip(row["units"], entry.best(query, [u["id"] for u in row["units"]]),
+                              strict=True):
+            if best is not None:
+                if unit["dense"] is None:
+                    unit["dense"] = best[0]
+                unit["passage"] = best[1]
         return row
 
     def _refresh(self, cache: Any, key: tuple[str, str, int], entry: NamespaceVectors | None,
@@ -304,12 +279,16 @@ class HybridSearch:
                                                            inline=False))
             return None
         vectors: dict[str, Any] = {}
+        passages: dict[str, Any] = {}
         lexicon: dict[str, Lexical] = {}
         every_unit = int(now["n_units"] or 0) == len(stamps)
         for start in range(0, len(wanted), VECTOR_BATCH):
             for r in self.runner.read(f"retrieval/unit_vectors@{unit}", namespace=namespace,
                                       ids=wanted[start:start + VECTOR_BATCH]):
                 vectors[r["id"]] = r["embedding"]
+                # taken only when the spans name as many passages as the list holds of this width
+                if len(r["passage_embeddings"] or []) == int(r["passage_count"] or 0) * width:
+                    passages[r["id"]] = r["passage_embeddings"]
                 lexicon[r["id"]] = lexical_entry(r["lexical_terms"], r["lexical_length"],
                                                  r["speaker"])
                 stamps[r["id"]] = int(r["stamp"])
@@ -317,7 +296,8 @@ class HybridSearch:
             if uid not in vectors:  # deleted meanwhile: the next round's token tells
                 stamps.pop(uid, None)
         fresh = (entry or NamespaceVectors(width, [])).updated(stamps, vectors, _token(now),
-                                                               lexicon, every_unit, times)
+                                                               lexicon, every_unit, times,
+                                                               passages)
         if fresh.bad and (entry is None or fresh.bad != entry.bad):
             logger.warning("namespace %r holds %d %s vectors that cosine cannot score (NaN, "
                            "infinity, all zeros or another width); they are skipped -- `graphmem "
@@ -346,6 +326,9 @@ class HybridSearch:
         if not units:
             self.last_details = {"units": int(row.get("n_units") or 0), "candidates": 0}
             return []
+        people = row.get("aliases")  # set by fetch: the namespace's person aliases
+        if people is not None:  # the expanded question's terms, as fetch sent them
+            terms = [*terms, *index_terms(" ".join(people.expansion(terms)))]
         n_units = int(row["n_units"])
         avg_length = float(row["avg_length"] or 0.0)
         df = {t: int(d) for t, d in row["dfs"]}
@@ -366,7 +349,8 @@ class HybridSearch:
                     dense=dense, is_cue=bool(unit.get("is_cue")), prev_id=unit.get("prev_id"),
                     next_id=unit.get("next_id"), speaker=unit.get("speaker"), terms=frozenset(doc)))
                 by_id[unit["id"]] = unit
-            names = {name: mention_terms(name) for name in speakers}
+            names = people.names(speakers) if people is not None else {
+                name: mention_terms(name) for name in speakers}
             self._scored = (memo, (scores, by_id, names), row)
         fused = fusion.fuse(scores, self.params, terms, speakers, n_units, names, graph)
         self.last_fused = fused
@@ -388,6 +372,8 @@ class HybridSearch:
             out.append(Candidate(id=f.id, score=f.final, components=components, flags=flags,
                                  source_ids=list(unit.get("source_ids") or []),
                                  text=unit.get("text") or "", speaker=unit.get("speaker"),
+                                 passage=span_of(unit.get("passage_spans"), unit.get("passage"))
+                                 if unit.get("dense") is not None else None,
                                  path=(list(graph_paths[f.id]) if graph_paths and f.id in graph_paths
                                        and f.graph >= BOOST_PATH_MIN
                                        and f.graph >= max(f.entity, f.neighbour)

@@ -18,13 +18,15 @@ neighbours (one ``NEXT_TURN`` hop). For every unit i ∈ S:
        f_i = α·l̂_i + (1 − α)·d̂_i
 
 4. Neighbour step (cue-gated): a question or a short fragment passes its excess score to the turns
-   before and after it, where the answer or the context sits::
+   before and after it, where the answer or the context sits (a cue of more than
+   :data:`CUE_MAX_TERMS` distinct terms carries its own content and passes nothing)::
 
        n_i = max_{j ∈ {prev(i), next(i)} ∩ S, cue_j} max(0, f_j − median_S f)
 
 5. Entity step (speaker / entity aware): the question and the :data:`ENTITY_SOURCES` best units
    (by ``f + β·n``) *mention* an entity when they contain every term of its name
-   (:func:`graphmem.retrieval.text.mention_terms`); the entities are the units' speakers (in a
+   (:func:`graphmem.retrieval.text.mention_terms`) or of one of its aliases (a speaker's
+   nicknames and handle parts, :mod:`graphmem.retrieval.aliases`); the entities are the units' speakers (in a
    document collection, the title in the speaker slot). The units *of* a mentioned entity get a share
    of the mentioning source's excess, weighted by how specific the entity is in the namespace::
 
@@ -67,6 +69,16 @@ BETA = 0.8
 #: .762 in-sample with the question as a source), HotpotQA supporting-fact recall@10 rises from
 #: .818 to .871 (BM25 .831) -- the bridge paragraphs of multi-hop questions (docs/retrieval.md).
 DELTA = 1.0
+#: The longest cue (in distinct analyzed terms, stop words left out) whose excess the neighbour step passes
+#: on: a question asked inside a long message carries its own content (an agent chat's user
+#: request: "I'm on Node 18 with Express 4.18 ... can you review this?"), and lifting the reply
+#: after it only pushes other evidence out. 40: leave-one-conversation-out over the pooled dev
+#: conversations (LoCoMo dev 3 + BEAM chats 1-3, a fold's choice = the best mean of the per-corpus
+#: means of the other conversations, grid 15 / 25 / 40 / no cap x alpha 0.45 / 0.6) picks 40 (and
+#: alpha 0.45) in all six folds. Fused recall@10 at 15 / 25 / 40 / no cap: LoCoMo .715 / .730 /
+#: .765 / .770, BEAM .520 / .520 / .520 / .343 (docs/retrieval.md): LoCoMo's cues are short
+#: questions (cap 40 costs it half a point), an agent chat's long requests are not cues to follow.
+CUE_MAX_TERMS = 40
 #: Best units (besides the question) whose mentions are followed by the entity step.
 ENTITY_SOURCES = 3
 #: BM25 term-frequency saturation (Lucene / bm25s default; the baseline it is compared with).
@@ -85,6 +97,7 @@ class FusionParams:
     k1: float = K1
     b: float = B
     entity_sources: int = ENTITY_SOURCES
+    cue_max_terms: int = CUE_MAX_TERMS
 
 
 def idf(df: int, n: int) -> float:
@@ -161,17 +174,31 @@ def specificity(units_of_entity: int, n_units: int) -> float:
     return max(0.0, math.log(n_units / min(units_of_entity, n_units)) / math.log(n_units))
 
 
-def mentioned(terms: frozenset[str] | set[str], names: Mapping[str, tuple[str, ...]],
+#: An entity's mention terms: one tuple (every term must be present) or a list of alternative
+#: tuples (one alternative suffices: a person's aliases, :mod:`graphmem.retrieval.aliases`).
+Mention = tuple[str, ...] | Sequence[tuple[str, ...]]
+
+
+def alternatives(need: Mention) -> list[tuple[str, ...]]:
+    """The alternative term tuples of one entity's mention terms (a plain tuple is one)."""
+    if not need:
+        return []
+    return [tuple(need)] if isinstance(need[0], str) else [tuple(t) for t in need]  # type: ignore[arg-type]
+
+
+def mentioned(terms: frozenset[str] | set[str], names: Mapping[str, Mention],
               own: str | None = None) -> list[str]:
-    """The entities of ``names`` (entity -> its :func:`~graphmem.retrieval.text.mention_terms`)
-    whose every name term is in ``terms``, other than ``own``."""
+    """The entities of ``names`` (entity -> its :func:`~graphmem.retrieval.text.mention_terms`,
+    or a list of alternatives, :func:`~graphmem.retrieval.text.mention_alternatives`) of which
+    ``terms`` holds every term of one alternative, other than ``own``."""
     return [name for name, need in names.items()
-            if name != own and need and all(t in terms for t in need)]
+            if name != own and any(alt and all(t in terms for t in alt)
+                                   for alt in alternatives(need))]
 
 
 def fuse(units: Sequence[UnitScore], params: FusionParams = FusionParams(),
          question_terms: Sequence[str] = (), entity_units: Mapping[str, int] | None = None,
-         n_units: int = 0, names: Mapping[str, tuple[str, ...]] | None = None,
+         n_units: int = 0, names: Mapping[str, Mention] | None = None,
          graph: Mapping[str, tuple[float, str | None]] | None = None) -> list[Fused]:
     """Fuse the units of S (see the module docstring); best first, ties by id.
 
@@ -182,7 +209,9 @@ def fuse(units: Sequence[UnitScore], params: FusionParams = FusionParams(),
         entity_units: units per speaker in the namespace (``n_s``); None or ``{}`` turns the
             entity step off.
         n_units: N, the namespace's unit count.
-        names: speaker -> mention terms (default: computed from the speakers of ``units``).
+        names: speaker -> mention terms, or a list of alternative term tuples (a person's
+            aliases: any one mentions the speaker); default: computed from the speakers of
+            ``units``.
         graph: ``{unit id: (g_i, source id)}`` of the graph step (step 6), already weighted.
     """
     if not units:
@@ -191,7 +220,7 @@ def fuse(units: Sequence[UnitScore], params: FusionParams = FusionParams(),
     dn = minmax([u.dense for u in units])
     f = {u.id: params.alpha * a + (1.0 - params.alpha) * d for u, a, d in zip(units, ln, dn)}
     median = statistics.median(f.values())
-    cue = {u.id: u.is_cue for u in units}
+    cue = {u.id: u.is_cue and len(u.terms) <= params.cue_max_terms for u in units}
     neighbour: dict[str, tuple[float, str | None]] = {}
     for u in units:
         best, source = 0.0, None
@@ -228,7 +257,7 @@ def _entity_step(units: Sequence[UnitScore], f: Mapping[str, float],
                  neighbour: Mapping[str, tuple[float, str | None]], median: float,
                  params: FusionParams, question_terms: Sequence[str],
                  entity_units: Mapping[str, int], n_units: int,
-                 names: Mapping[str, tuple[str, ...]] | None) -> dict[str, tuple[float, str | None]]:
+                 names: Mapping[str, Mention] | None) -> dict[str, tuple[float, str | None]]:
     """``{unit id: (δ·e_i, source id)}`` of the entity step (module docstring, step 5)."""
     if params.delta <= 0 or not entity_units:
         return {}

@@ -20,11 +20,14 @@ paragraph title. For every unit the engine stores:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
+
+import snowballstemmer
 
 #: Lucene's English stop list (``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET``, 33 words), as bm25s uses.
 STOPWORDS = frozenset(
@@ -67,6 +70,34 @@ def analyze(text: str) -> list[str]:
     """The lexical tokens of ``text``: lowercase ``\\w\\w+`` runs minus :data:`STOPWORDS`, in
     order, repeats kept (a repeated query term counts repeatedly, as in bm25s)."""
     return [w for w in _TOKEN.findall(text.lower()) if w not in STOPWORDS]
+
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@functools.lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """The Snowball (Porter 2) English stem of a lowercase ``word`` (``"camping"`` -> ``"camp"``)."""
+    return _STEMMER.stemWord(word)
+
+
+def index_terms(text: str) -> list[str]:
+    """The terms BM25 indexes and queries: each token of :func:`analyze` followed by its
+    Snowball English stem when that differs (``"went camping"`` -> ``went camping camp``).
+
+    Both forms, so a word matches its other inflections through the stem ("camped" finds
+    "camping") while an exact match counts twice (the word and its stem), and units stored
+    before stems were indexed still match a question's unstemmed words. On the LoCoMo dev
+    conversations BM25 recall@10 over raw turns is .546 with the tokens alone, .596 with stems
+    alone and .613 with both; on eight BEAM chats .404, .392 and .406.
+    """
+    out: list[str] = []
+    for word in analyze(text):
+        out.append(word)
+        root = stem(word)
+        if root != word:
+            out.append(root)
+    return out
 
 
 def namespace_token(namespace: str) -> str:
@@ -277,3 +308,12 @@ def mention_terms(name: str | None) -> tuple[str, ...]:
     if not name:
         return ()
     return tuple(dict.fromkeys(analyze(re.sub(r"\([^)]*\)", " ", name))))
+
+
+def mention_alternatives(name: str | None, aliases: Sequence[str] = ()) -> list[tuple[str, ...]]:
+    """The ways a text may mention ``name``: its :func:`mention_terms`, then those of each alias
+    (a person's nicknames, handle parts and long forms, :mod:`graphmem.state.people`); a text
+    mentions it when it holds every term of ONE alternative. Empty alternatives (an alias made
+    of stop words) and repeats are left out."""
+    out = [mention_terms(name)] + [mention_terms(a) for a in aliases]
+    return [t for t in dict.fromkeys(out) if t]

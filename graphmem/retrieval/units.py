@@ -1,6 +1,8 @@
 """What a memory writes for each retrieval unit (an ``Event`` of state memory, an ``Episode`` of
 associative memory): its lexical, flag and session-neighbour properties (:func:`unit_rows`) and
-the window texts its dense vector embeds (:func:`graphmem.retrieval.text.window_texts`). Pure."""
+the window texts its dense vector embeds (:func:`graphmem.retrieval.text.window_texts`) and, for a
+long message, the passages whose vectors the unit also stores
+(:mod:`graphmem.retrieval.passages`). Pure."""
 
 from __future__ import annotations
 
@@ -10,8 +12,9 @@ from typing import Any
 
 from graphmem.errors import InvalidInputError
 from graphmem.validation import clip_derived
+from graphmem.retrieval.passages import flat_spans, passage_spans, passage_texts
 from graphmem.retrieval.text import (
-    analyze,
+    index_terms,
     is_cue,
     is_smalltalk,
     lexical_text,
@@ -34,14 +37,20 @@ def unit_rows(turns: Sequence[Any], vectors: Sequence[Sequence[float]] | None = 
             without ``ids``).
 
     Returns:
-        One dict per turn: ``lexical_text``, ``lexical_terms`` (space-joined analyzed terms),
+        One dict per turn: ``lexical_text``, ``lexical_terms`` (space-joined :func:`~graphmem.retrieval.text.index_terms`: analyzed words and their stems),
         ``lexical_length``, ``ns_token``, ``is_cue``, ``is_smalltalk``, ``prev_id`` / ``next_id``
         (the ids of the previous / next turn of the same session, None at a session's edge),
         ``window_text`` (the embedding input, not to be stored; cut to ``MAX_TEXT_CHARS`` by
         :func:`graphmem.validation.clip_derived`, so a valid turn is never refused for the
-        prefix and context graphmem adds) and ``embedding`` (a list of
-        floats, or None when ``vectors`` is None). The memories SET every key except
-        ``window_text`` on the node, and MERGE ``(prev)-[:NEXT_TURN]->(unit)``.
+        prefix and context graphmem adds), ``embedding`` (a list of
+        floats, or None when ``vectors`` is None), ``passage_spans`` (the character spans of the
+        text's passages, :func:`graphmem.retrieval.passages.passage_spans`, flat:
+        ``[s0, e0, s1, e1, ...]``; an empty list for a text of at most ``PASSAGE_WORDS`` words)
+        and ``passage_texts`` (their embedding inputs ``"speaker: passage"``, not to be stored).
+        The memories SET every key except ``window_text`` and ``passage_texts`` on the node
+        (``passage_spans`` only when not empty), the passages' vectors as the flat
+        ``passage_embeddings`` (passages × d floats), and MERGE
+        ``(prev)-[:NEXT_TURN]->(unit)``.
 
     Raises:
         InvalidInputError: ``vectors`` or ``ids`` of a different length than ``turns``, or a
@@ -60,12 +69,13 @@ def unit_rows(turns: Sequence[Any], vectors: Sequence[Sequence[float]] | None = 
         if not text or not str(text).strip():
             raise InvalidInputError(f"unit_rows: turn {i} has empty text")
         lex = lexical_text(speaker, text, get("timestamp"), get("caption"))
-        terms = analyze(lex)
+        terms = index_terms(lex)
         vector = None
         if vectors is not None:
             vector = [float(x) for x in vectors[i]]
             if not vector or not all(math.isfinite(x) for x in vector):
                 raise InvalidInputError(f"unit_rows: vector {i} is empty or not finite")
+        spans = passage_spans(str(text))
         rows.append({
             "lexical_text": lex,
             "lexical_terms": " ".join(terms),
@@ -77,6 +87,8 @@ def unit_rows(turns: Sequence[Any], vectors: Sequence[Sequence[float]] | None = 
             "next_id": None,
             "window_text": clip_derived(windows[i]),
             "embedding": vector,
+            "passage_spans": flat_spans(spans),
+            "passage_texts": passage_texts(speaker, str(text), spans),
         })
     if ids is not None:
         sessions = [turn.get("session", "default") if isinstance(turn, dict)

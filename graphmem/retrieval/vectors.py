@@ -6,9 +6,9 @@ array property; on the bench, 8-10 ms of a 15 ms round for a 419-unit tenant), a
 needs the cosine of every unit of its candidate set S. :class:`HybridSearch` therefore keeps, per
 ``(label, namespace, width)``, the ids, per-unit ``vector_stamp`` s and unit-normalised vectors of
 a namespace of at most :data:`CACHE_UNITS` units (:class:`NamespaceVectors`), in a size-bounded
-LRU per query runner (:class:`VectorCache`). A namespace is loaded on its second recall in the
-process; up to :data:`INLINE_READ` vectors are read within that recall, a larger load runs in a
-background thread while recalls keep using the database.
+LRU per query runner (:class:`graphmem.retrieval.vector_cache.VectorCache`). A namespace is
+loaded on its second recall in the process; up to :data:`INLINE_READ` vectors are read within
+that recall, a larger load runs in a background thread while recalls keep using the database.
 
 **Freshness.** Every graphmem write of a unit vector sets a new random ``vector_stamp`` on the unit
 and, in the same transaction, raises the *unit version* of the namespace: the ``unit_version`` of
@@ -26,6 +26,12 @@ exactly the committed vectors its transaction sees. A vector written *around* gr
 Cypher that raises no unit version) is seen after the next graphmem write to the namespace or a
 restart; ``graphmem doctor --repair`` raises the version of what it re-embeds, and
 ``GRAPHMEM_VECTOR_CACHE=0`` turns the cache off.
+
+**Passages.** A long message's unit also stores the vectors of its passages
+(:mod:`graphmem.retrieval.passages`); an entry keeps them in a second matrix grouped by unit
+(:class:`graphmem.retrieval.passage_vectors.PassageVectors`) and a unit's dense score is the best
+cosine of its window vector and its passages' vectors (:meth:`NamespaceVectors.top`,
+:meth:`NamespaceVectors.best`), as the database scan scores it.
 
 **Time windows.** With the stamps the engine reads each unit's time (``occurred_at`` as epoch
 microseconds of its UTC instant, ``retrieval/unit_stamps``), so a recall with ``since`` /
@@ -46,22 +52,19 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
-from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from graphmem.retrieval.fusion import B, K1
 from graphmem.retrieval.lexical import Lexical, LexicalIndex, lexical_entry  # noqa: F401 (re-export)
+from graphmem.retrieval.passage_vectors import PassageVectors, unit_passages
+from graphmem.retrieval.vector_cache import CACHE_BYTES, VectorCache  # noqa: F401 (re-export)
 
 logger = logging.getLogger(__name__)
 
-#: Bytes of vectors the process keeps (least recently used namespaces dropped): 256 MiB, about
-#: 87 namespaces of 2,000 units of 384 floats (float32).
-CACHE_BYTES = 256 * 1024 * 1024
 #: Namespace misses before its vectors are loaded: a one-shot process (a CLI call) recalls once
 #: and never pays the load; a server, shell or agent loads on its second recall.
 LOAD_AFTER_MISSES = 2
@@ -85,8 +88,12 @@ class NamespaceVectors:
 
     Args:
         width: the vector width the cache is for (the query vectors' width).
-        rows: ``(id, stamp, embedding | None)`` per unit; an embedding that cosine cannot score
-            (another width, NaN or infinity, all zeros, missing) is kept as unscoreable.
+        rows: ``(id, stamp, embedding | None)`` or ``(id, stamp, embedding | None,
+            passage_embeddings | None)`` per unit; an embedding that cosine cannot score
+            (another width, NaN or infinity, all zeros, missing) is kept as unscoreable;
+            ``passage_embeddings`` is the unit's flat passages × ``width`` floats
+            (:func:`~graphmem.retrieval.passage_vectors.unit_passages`: unusable ones are
+            ignored, the unit then scored by its window vector alone).
         token: the namespace's unit version read with the stamps (``(0, 0)``: none yet).
         lexicon: per unit id its :data:`Lexical`; when it covers every unit of ``rows`` the
             entry holds every term's df, every speaker's unit count and the BM25 statistics
@@ -99,15 +106,16 @@ class NamespaceVectors:
         bad: units whose stored vector cannot be scored.
     """
 
-    def __init__(self, width: int, rows: Iterable[tuple[str, int, Sequence[float] | None]],
+    def __init__(self, width: int, rows: Iterable[tuple[Any, ...]],
                  token: Token = (0, 0), lexicon: dict[str, Lexical] | None = None,
                  times: dict[str, int | None] | None = None):
         self.width = width
         self.stamps: dict[str, int] = {}
         good_ids: list[str] = []
         good: list[np.ndarray] = []
+        groups: list[np.ndarray | None] = []
         self.bad = 0
-        for uid, stamp, emb in rows:
+        for uid, stamp, emb, *more in rows:
             self.stamps[uid] = int(stamp or 0)
             vec = _unit(emb, width)
             if vec is None:
@@ -115,18 +123,24 @@ class NamespaceVectors:
                 continue
             good_ids.append(uid)
             good.append(vec)
+            groups.append(unit_passages(more[0], width) if more else None)
         matrix = np.vstack(good).astype(np.float32) if good else np.zeros((0, width), np.float32)
-        self._fill(good_ids, matrix, token, lexicon, times=times)
+        self._fill(good_ids, matrix, token, lexicon, times=times,
+                   passages=PassageVectors(width, groups))
 
     def _fill(self, ids: list[str], matrix: np.ndarray, token: Token,
               lexicon: dict[str, Lexical] | None, base: NamespaceVectors | None = None,
-              times: dict[str, int | None] | None = None) -> None:
+              times: dict[str, int | None] | None = None,
+              passages: PassageVectors | None = None) -> None:
         """Set the scored units ``ids`` with their unit rows ``matrix`` ``(len(ids), width)
-        float32``, the token, the units' times and the lexical statistics (:attr:`stamps` and
-        :attr:`bad` set)."""
+        float32`` and their ``passages`` (None: none), the token, the units' times and the
+        lexical statistics (:attr:`stamps` and :attr:`bad` set)."""
         self.ids = ids
         self.index = {uid: i for i, uid in enumerate(ids)}
         self.matrix = matrix
+        #: The scored units' passage vectors (grouped in the order of :attr:`ids`).
+        self.passages = (passages if passages is not None
+                         else PassageVectors(self.width, [None] * len(ids)))
         #: Per scored unit (aligned with :attr:`ids`) its time in epoch microseconds and whether
         #: it has one; None when the times are unknown.
         self.times: np.ndarray | None = None
@@ -215,7 +229,8 @@ class NamespaceVectors:
 
     @property
     def nbytes(self) -> int:
-        return (int(self.matrix.nbytes) + 100 * len(self.stamps) + 9 * len(self.ids)
+        return (int(self.matrix.nbytes) + self.passages.nbytes + 100 * len(self.stamps)
+                + 9 * len(self.ids)
                 + 60 * sum(len(terms) for terms, _, _ in self.lexicon.values())
                 + (0 if self.lexical_index is None else self.lexical_index.nbytes))
 
@@ -234,10 +249,12 @@ class NamespaceVectors:
     def updated(self, stamps: dict[str, int], vectors: dict[str, Sequence[float] | None],
                 token: Token = (0, 0), lexicon: dict[str, Lexical] | None = None,
                 every_unit: bool = True,
-                times: dict[str, int | None] | None = None) -> NamespaceVectors:
+                times: dict[str, int | None] | None = None,
+                passages: dict[str, Sequence[float] | None] | None = None) -> NamespaceVectors:
         """A copy for the namespace's current ``stamps`` (id -> stamp, every unit) read at
-        ``token``, taking the vectors (and ``lexicon`` entries) of new or re-stamped units from
-        ``vectors`` (and ``lexicon``) and the rest from this cache. ``every_unit``: the stamps
+        ``token``, taking the vectors (and ``lexicon`` entries, and ``passages``: flat passage
+        vectors) of new or re-stamped units from ``vectors`` (and ``lexicon``, ``passages``;
+        absent: none) and the rest from this cache. ``every_unit``: the stamps
         list every unit of the namespace (else the lexicon cannot be complete). ``times``: every
         unit's time (epoch microseconds or None), read with the stamps; None: unknown."""
         merged = None
@@ -251,6 +268,7 @@ class NamespaceVectors:
         ids: list[str] = []
         source: list[int] = []  # >= 0: row of self.matrix; < 0: -1 - index into fresh
         fresh: list[np.ndarray] = []
+        groups: list[np.ndarray | None] = []
         bad = 0
         for uid in stamps:
             if uid in vectors:
@@ -260,8 +278,10 @@ class NamespaceVectors:
                     continue
                 source.append(-1 - len(fresh))
                 fresh.append(vec)
+                groups.append(unit_passages((passages or {}).get(uid), self.width))
             elif uid in self.index:
                 source.append(self.index[uid])
+                groups.append(self.passages.group(self.index[uid]))
             else:
                 bad += 1
                 continue
@@ -276,7 +296,8 @@ class NamespaceVectors:
         out.width = self.width
         out.stamps = {uid: int(stamp or 0) for uid, stamp in stamps.items()}
         out.bad = bad
-        out._fill(ids, matrix, token, merged, base=self, times=times)
+        out._fill(ids, matrix, token, merged, base=self, times=times,
+                  passages=PassageVectors(self.width, groups))
         return out
 
     def changed(self, stamps: dict[str, int]) -> list[str]:
@@ -290,8 +311,9 @@ class NamespaceVectors:
 
     def top(self, query: np.ndarray, k: int, since: int | None = None,
             until: int | None = None) -> tuple[list[str], list[float]]:
-        """The ``k`` units most similar to ``query`` ``(width,)``: ids and cosines in [-1, 1],
-        best first, ties by id (as the database scan orders them). ``since`` / ``until`` (epoch
+        """The ``k`` units most similar to ``query`` ``(width,)``: ids and dense scores in
+        [-1, 1] (a unit's best cosine of its window vector and its passages' vectors), best
+        first, ties by id (as the database scan orders them). ``since`` / ``until`` (epoch
         microseconds, None: open): only units whose time ``t`` has ``since <= t < until`` are
         candidates, filtered before the top-k cut (a unit without a time is in no window).
 
@@ -302,7 +324,8 @@ class NamespaceVectors:
             return [], []
         # einsum's own loop, not BLAS: OpenBLAS's threads made this product 5-30x slower on a
         # busy two-core host (0.3 ms against 1.3-7.7 ms for 3,152 x 384)
-        sims = np.einsum("ij,j->i", self.matrix, _unit(query, self.width))
+        q = _unit(query, self.width)
+        sims = self.passages.raise_to_best(np.einsum("ij,j->i", self.matrix, q), q)
         if since is None and until is None:
             pool = np.arange(len(self.ids))
         else:
@@ -324,12 +347,19 @@ class NamespaceVectors:
         return [self.ids[i] for i in order], [float(sims[i]) for i in order]
 
     def cosine(self, query: np.ndarray, ids: Sequence[str]) -> list[float | None]:
-        """The cosine of each of ``ids`` to ``query`` (None: not cached or not scoreable)."""
+        """The dense score of each of ``ids`` to ``query`` (the best cosine of its window and
+        passage vectors; None: not cached or not scoreable)."""
+        return [None if best is None else best[0] for best in self.best(query, ids)]
+
+    def best(self, query: np.ndarray, ids: Sequence[str]) -> list[tuple[float, int] | None]:
+        """Per unit of ``ids`` its dense score against ``query`` ``(width,)`` and what gave it:
+        ``(cosine, passage index)``, the index ``-1`` for the window vector (which wins ties);
+        None: not cached or not scoreable."""
         q = _unit(query, self.width)
-        out: list[float | None] = []
+        out: list[tuple[float, int] | None] = []
         for uid in ids:
             i = self.index.get(uid)
-            out.append(None if i is None else float(self.matrix[i] @ q))
+            out.append(None if i is None else self.passages.best(i, float(self.matrix[i] @ q), q))
         return out
 
 
@@ -345,72 +375,3 @@ def _unit(vector: Any, width: int) -> np.ndarray | None:
         return None
     return (arr / norm).astype(np.float32)
 
-
-class VectorCache:
-    """A thread-safe LRU of :class:`NamespaceVectors` bounded by ``max_bytes``; it also counts
-    the misses of each key (:data:`LOAD_AFTER_MISSES`)."""
-
-    def __init__(self, max_bytes: int = CACHE_BYTES):
-        self.max_bytes = max_bytes
-        self._entries: OrderedDict[Any, NamespaceVectors] = OrderedDict()
-        self._misses: dict[Any, int] = {}
-        self._lock = threading.Lock()
-        self._loading: dict[Any, Future[Any]] = {}
-        self._loader: ThreadPoolExecutor | None = None
-
-    def in_background(self, key: Any, load: Callable[[], Any]) -> None:
-        """Run ``load()`` in the cache's loader thread unless a load of ``key`` is running; its
-        errors are logged (the recalls keep using the database)."""
-        with self._lock:
-            if key in self._loading and not self._loading[key].done():
-                return
-            if self._loader is None:
-                self._loader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-vectors")
-
-            def run() -> None:
-                try:
-                    load()
-                except Exception as exc:  # the database path stays correct without the cache
-                    logger.warning("vector cache load of %s failed: %s", key, exc)
-
-            self._loading[key] = self._loader.submit(run)
-
-    def wait(self) -> None:
-        """Wait for the background loads running now."""
-        with self._lock:
-            running = list(self._loading.values())
-        for future in running:
-            future.result()
-
-    def get(self, key: Any) -> NamespaceVectors | None:
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None:
-                self._entries.move_to_end(key)
-            return entry
-
-    def miss(self, key: Any) -> int:
-        """Count a miss of ``key``; returns its misses so far."""
-        with self._lock:
-            self._misses[key] = self._misses.get(key, 0) + 1
-            if len(self._misses) > 10_000:
-                self._misses.clear()
-            return self._misses[key]
-
-    def put(self, key: Any, entry: NamespaceVectors) -> None:
-        with self._lock:
-            self._entries[key] = entry
-            self._entries.move_to_end(key)
-            total = sum(e.nbytes for e in self._entries.values())
-            while total > self.max_bytes and len(self._entries) > 1:
-                _, old = self._entries.popitem(last=False)
-                total -= old.nbytes
-
-    def drop(self, key: Any) -> None:
-        with self._lock:
-            self._entries.pop(key, None)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self._misses.clear()

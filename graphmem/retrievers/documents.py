@@ -24,6 +24,8 @@ same metadata keys whatever the memory:
   counts as one document
 - ``validity`` (state judgements only): the topic, state, ``current`` flag and validity interval
   of the state the item is or is evidence of
+- ``passage`` (a state event or associative episode of a long message whose passage vector
+  matched): ``{"start", "end", "text"}`` of that passage (:mod:`graphmem.retrieval.passages`)
 
 Values are JSON types only (datetimes as ISO 8601 strings).
 """

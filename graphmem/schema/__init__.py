@@ -6,7 +6,7 @@ Vocabulary (labels are singular PascalCase, relationship types UPPER_SNAKE):
 
 - insight (EvoGraph-Mem): Query, Step, Insight, ControllerDecision
 - experience (EMG): Task, DecisionGraph, Action, EditOperation
-- state (EMIR² SEMG): Topic, Event, State, ConversationLock
+- state (EMIR² SEMG): Topic, Event, State, ConversationLock, Person
 - associative (MRAgent): Cue, Tag, Episode, SemanticUnit, Theme, Timeline
 - bookkeeping: __GraphmemMigration, __GraphmemLock (no namespace; admin only)
 """
@@ -17,13 +17,13 @@ from graphmem.schema.associative import Cue, Episode, SemanticUnit, Tag, Theme, 
 from graphmem.schema.base import GraphmemNode
 from graphmem.schema.experience import Action, DecisionGraph, EditOperation, Task
 from graphmem.schema.insight import ControllerDecision, Insight, Query, Step
-from graphmem.schema.state import ConversationLock, Event, State, Topic
+from graphmem.schema.state import ConversationLock, Event, Person, State, Topic
 
 #: Every namespaced label, by memory.
 MEMORY_LABELS: dict[str, tuple[type[GraphmemNode], ...]] = {
     "insight": (Query, Step, Insight, ControllerDecision),
     "experience": (Task, DecisionGraph, Action, EditOperation),
-    "state": (Topic, Event, State, ConversationLock),
+    "state": (Topic, Event, State, ConversationLock, Person),
     "associative": (Cue, Tag, Episode, SemanticUnit, Theme, Timeline),
 }
 

@@ -22,8 +22,8 @@ Extra indexes: ``Cue(namespace, text)``, ``Tag(namespace, cue_id, text)``,
 
 from __future__ import annotations
 
-from neomodel import (BooleanProperty, DateTimeProperty, IntegerProperty, RelationshipTo,
-                      StringProperty)
+from neomodel import (ArrayProperty, BooleanProperty, DateTimeProperty, FloatProperty,
+                      IntegerProperty, RelationshipTo, StringProperty)
 
 from graphmem.schema.base import GraphmemNode, embedding_property
 
@@ -60,6 +60,10 @@ class Episode(GraphmemNode):
     position = IntegerProperty()
     occurred_at = DateTimeProperty()
     vector_stamp = IntegerProperty()  # new random integer per vector write (retrieval vector cache)
+    # a long message's passages (graphmem.retrieval.passages): flat [start, end) spans in text and
+    # their vectors concatenated (passages x d floats); absent for a short message
+    passage_spans = ArrayProperty(IntegerProperty())
+    passage_embeddings = ArrayProperty(FloatProperty())
     lexical_text = StringProperty()
     lexical_terms = StringProperty()
     lexical_length = IntegerProperty()

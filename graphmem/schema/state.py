@@ -6,7 +6,8 @@ session, conversation order), INITIAL_STATE / CURRENT_STATE (Topic -> State; exa
 one CURRENT_STATE per topic), SEMANTIC_NEXT (earlier State -> successor), SUPPORTED_BY (Event or
 State -> Topic). Evidence relations: EVIDENCED_BY (State -> supporting Event), CONFLICTS_WITH
 (State -> State claimed for the same topic and time, both flagged ``conflict``), RELATED_EVENT
-(Event - Event of another topic, ``similarity`` = cosine).
+(Event - Event of another topic, ``similarity`` = cosine). People: MENTIONS (Event -> a Person
+the turn names by one of its aliases; :mod:`graphmem.state.people`).
 """
 
 from __future__ import annotations
@@ -71,6 +72,10 @@ class Event(GraphmemNode):
     topic_id = StringProperty()
     embedding = embedding_property()
     vector_stamp = IntegerProperty()  # new random integer per vector write (retrieval vector cache)
+    # a long message's passages (graphmem.retrieval.passages): flat [start, end) spans in text and
+    # their vectors concatenated (passages x d floats); absent for a short message
+    passage_spans = ArrayProperty(IntegerProperty())
+    passage_embeddings = ArrayProperty(FloatProperty())
     lexical_text = StringProperty()
     lexical_terms = StringProperty()
     lexical_length = IntegerProperty()
@@ -84,6 +89,7 @@ class Event(GraphmemNode):
     next_turn = RelationshipTo("Event", "NEXT_TURN")
     supported_by = RelationshipTo("Topic", "SUPPORTED_BY")
     related_event = RelationshipTo("Event", "RELATED_EVENT", model=RelatedEventRel)
+    mentions = RelationshipTo("Person", "MENTIONS")
 
 
 class State(GraphmemNode):
@@ -121,3 +127,20 @@ conversation's Events (:mod:`graphmem.retrieval.vectors`)."""
     conversation = StringProperty(required=True)
     batches = IntegerProperty()
     unit_version = IntegerProperty()  # raised by every batch: the vector cache's token (V0110)
+    people_events = IntegerProperty()  # events the people were last resolved from (people_store)
+
+
+class Person(GraphmemNode):
+    """A person of one conversation (:func:`graphmem.state.people.resolve_people`): a speaker or
+    a third party the conversation talks about. ``key`` is stable within the conversation
+    (``speaker:<label>`` / ``name:<alias>``, the id derived from namespace, conversation and
+    key), ``name`` the display name, ``aliases`` the lower-cased names that refer to the person,
+    ``speakers`` the speaker labels that are this person (empty for a third party). Replaced
+    per conversation at each state ingest that stores new events; Events that name the person
+    point to it by MENTIONS. Constraint and index: migrations/V0130."""
+
+    conversation_id = StringProperty(required=True)
+    key = StringProperty(required=True)
+    name = StringProperty()
+    aliases = ArrayProperty(StringProperty())
+    speakers = ArrayProperty(StringProperty())

@@ -4,11 +4,13 @@ its turns (pure: no I/O).
 A batch is the new turns of one conversation. Each becomes an Event written with the
 retrieval-unit properties of :func:`graphmem.retrieval.unit_rows` -- among them ``prev_id`` /
 ``next_id``, its neighbours in its session (conversation order: ``seq`` = ``Turn.position``,
-then id) -- and the embedding of its window text (:func:`graphmem.retrieval.window_texts`).
+then id) -- the embedding of its window text (:func:`graphmem.retrieval.window_texts`) and,
+for a long message, its passages' spans and vectors (:mod:`graphmem.retrieval.passages`).
 When turns are added to a session already stored, the stored events next to them get new
 ``prev_id`` / ``next_id``, a new NEXT_TURN edge and a re-encoded window
 (:func:`session_order`), so the graph is the same whether a conversation arrives at once or
-message by message.
+message by message. A refreshed neighbour keeps its stored passages (they depend on its own
+text only): only its window is re-encoded.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ class SessionOrder:
     """The session order of a batch (:func:`session_order`).
 
     Attributes:
-        units: new event id -> its :func:`~graphmem.retrieval.unit_rows` row (``window_text``
-            included, ``embedding`` None).
+        units: new event id -> its :func:`~graphmem.retrieval.unit_rows` row (``window_text``,
+            ``passage_spans`` and ``passage_texts`` included, ``embedding`` None).
         refresh: stored neighbours whose session neighbours change: ``id``, ``prev_id``,
             ``next_id``, ``window_text``, ``old_embedding``, ``topic_id``, ``conversation``,
             ``source_ids``.
@@ -139,7 +141,8 @@ class Batch:
         session_rows: ``{id, session, seq}`` per new event (``state/find_session_neighbours``);
             ``signature``: :func:`neighbour_signature` of what was read before the transaction;
             ``batches_seen``: the conversation's batch count read before it (None: unknown).
-        events: ``state/merge_events`` rows.
+        events: ``state/merge_events`` rows (a long message's with its flat ``passage_spans``
+            and ``passage_embeddings``, None for a short one).
         chain: the new events' chain keys (:class:`graphmem.state.chain.NewEvent`).
         assertions: the batch's assertions in event-time order
             (:class:`graphmem.state.evolution.Assertion`).

@@ -6,10 +6,12 @@ For the new turns of a conversation (:func:`ingest_conversation`):
 1. extract (heuristic or LLM, :mod:`graphmem.state.extraction`), once;
 2. read the stored session neighbours of the new turns (none for a conversation not stored yet);
 3. encode, in ONE call (on the heuristic path in a worker thread while step 1 runs), each new
-   turn's window text (:func:`graphmem.retrieval.window_texts`)
-   and the re-encoded window of each stored neighbour that gets a new session neighbour (one per
-   session appended to); an LLM extractor's topic names and assertions are encoded in the same
-   call, the heuristic path encodes nothing else: a new topic's vector is its founding event's
+   turn's window text (:func:`graphmem.retrieval.window_texts`),
+   the re-encoded window of each stored neighbour that gets a new session neighbour (one per
+   session appended to) and the passages of each new long message
+   (:mod:`graphmem.retrieval.passages`; a refreshed neighbour keeps its stored passages: they
+   depend on its own text only); an LLM extractor's topic names and assertions are encoded in
+   the same call, the heuristic path encodes nothing else: a new topic's vector is its founding event's
    vector and a state's vector its evidence event's vector;
 4. assign topics in event-time order (:class:`graphmem.state.topics.TopicAssigner`) and find
    RELATED_EVENT pairs from the vectors in memory (:func:`graphmem.state.related.related_pairs`,
@@ -125,8 +127,10 @@ def ingest_conversation(mem: StateMemory, conv: Conversation, extractor: Any,
 class Layout:
     """What a batch's reads give before extraction: the event ids, the conversation's stored
     topics, the session rows and stored session neighbours, the session order
-    (:func:`~graphmem.state.batch.session_order`), the window texts to encode (new turns,
-    then the refreshed stored neighbours) and the conversation's batch count when read."""
+    (:func:`~graphmem.state.batch.session_order`), the texts to encode (the new turns' windows,
+    then the refreshed stored neighbours' windows, then the new turns' passage texts, in turn
+    order; ``passages``: how many passages each new turn has, aligned with ``ids``) and the
+    conversation's batch count when read."""
 
     ids: list[str]
     known_rows: list[dict[str, Any]]
@@ -135,6 +139,7 @@ class Layout:
     order: Any
     texts: list[str]
     batches: int | None = None
+    passages: list[int] | None = None
 
 
 def read_layout(mem: StateMemory, conv: Conversation, turns: Sequence[Turn]) -> Layout:
@@ -149,7 +154,9 @@ def read_layout(mem: StateMemory, conv: Conversation, turns: Sequence[Turn]) -> 
     neighbours = {r["id"]: r for r in read}
     order = session_order(turns, ids, neighbours, mem.namespace)
     texts = [order.units[i]["window_text"] for i in ids] + [r["window_text"] for r in order.refresh]
-    return Layout(ids, known_rows, session_rows, neighbours, order, texts, batches)
+    passages = [len(order.units[i]["passage_texts"]) for i in ids]
+    texts += [t for i in ids for t in order.units[i]["passage_texts"]]
+    return Layout(ids, known_rows, session_rows, neighbours, order, texts, batches, passages)
 
 
 def prepare_batch(mem: StateMemory, conv: Conversation, turns: Sequence[Turn],
@@ -181,7 +188,10 @@ def prepare_batch(mem: StateMemory, conv: Conversation, turns: Sequence[Turn],
         vectors = np.asarray(window_vectors, dtype=np.float32)
     event_vecs = vectors[:len(ids)]
     refresh_vecs = vectors[len(ids):len(ids) + len(order.refresh)]
-    extra_vecs = dict(zip(extra, vectors[len(ids) + len(order.refresh):], strict=True))
+    counts = layout.passages or [0] * len(ids)
+    ends = np.cumsum([len(ids) + len(order.refresh), *counts])
+    passage_vecs = [vectors[a:b] for a, b in zip(ends[:-1], ends[1:], strict=True)]
+    extra_vecs = dict(zip(extra, vectors[int(ends[-1]):], strict=True))
 
     batch = Batch(conversation=conv.id, event_ids=ids, session_rows=session_rows,
                   signature=neighbour_signature([{"id": i, **neighbours.get(i, {})} for i in ids]),
@@ -204,7 +214,8 @@ def prepare_batch(mem: StateMemory, conv: Conversation, turns: Sequence[Turn],
     topic_rows: dict[str, dict[str, Any]] = {}
     topic_ids: list[str] = []
     founded = 0
-    for turn, x, eid, vec in zip(turns, extractions, ids, event_vecs, strict=True):
+    for turn, x, eid, vec, pvecs in zip(turns, extractions, ids, event_vecs, passage_vecs,
+                                        strict=True):
         topic = assigner.by_key(x.topic_key) if x.topic_key else None
         if topic is None and not x.topic_key:
             best, sim = assigner.nearest(x.subject, vec)
@@ -233,6 +244,9 @@ def prepare_batch(mem: StateMemory, conv: Conversation, turns: Sequence[Turn],
             "occurred_at": time_param(turn.timestamp), "seq": turn.position, "sort_key": key,
             "message_json": turn.message_json,
             "embedding": [float(v) for v in vec], "topic_id": topic.id, "founds_topic": founds,
+            # a long message's passages: spans and vectors (flat), None for a short one
+            "passage_spans": unit["passage_spans"] or None,
+            "passage_embeddings": [float(v) for v in pvecs.ravel()] if len(pvecs) else None,
             **{k: unit[k] for k in ("lexical_text", "lexical_terms", "lexical_length", "ns_token",
                                     "is_cue", "is_smalltalk", "prev_id", "next_id")}})
         batch.chain.append(NewEvent(id=eid, topic_id=topic.id, sort_key=key))

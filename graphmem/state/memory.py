@@ -30,6 +30,7 @@ from graphmem.conversations import (
     validate_conversation,
 )
 from graphmem.embeddings import Embedder, validate_texts
+from graphmem.errors import InvalidInputError
 from graphmem.documents import conversation_fusion_key, item_document, iso
 from graphmem.graph.runner import QueryRunner
 from graphmem.llm import LLMUsage
@@ -37,12 +38,13 @@ from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallRes
                              check_count, check_number)
 from graphmem.names import node_id
 from graphmem.retrieval import HybridSearch
-from graphmem.retrieval.text import analyze
+from graphmem.retrieval.text import index_terms
 from graphmem.state.extraction import HeuristicStateExtractor, LLMStateExtractor
 from graphmem.state.models import StateItem, TimeRange
 from graphmem.state.planner import HeuristicStatePlanner, LLMStatePlanner, detect_intent
 from graphmem.retrieval.fusion import FusionParams
 from graphmem.state.ingest import ingest_conversation
+from graphmem.state.people_store import people_due, write_people
 from graphmem.state.recall import GRAPH_WEIGHT, StateRecall
 from graphmem.state.store import StateStore
 from graphmem.timeparse import check_window, month_range, year_range
@@ -128,7 +130,10 @@ class StateMemory(Memory[StateItem]):
                progress: Progress | None = None) -> IngestReport:
         """Ingest conversations (EMIR² §3.2, SEMG construction); the new turns of each
         conversation are one batch written in one transaction with a constant number of
-        statements (:mod:`graphmem.state.ingest`), each turn encoded once (its window text).
+        statements (:mod:`graphmem.state.ingest`), each turn encoded once (its window text);
+        then, in a second transaction, when the conversation has grown by a tenth since they
+        were last resolved, the conversation's people are resolved again from all its events
+        and its Person nodes replaced (:mod:`graphmem.state.people_store`).
         Turns whose event already exists are skipped, so re-ingesting creates nothing new.
 
         Args:
@@ -137,7 +142,8 @@ class StateMemory(Memory[StateItem]):
                 :data:`PROGRESS_CHUNK` after each conversation commits.
         Returns:
             :class:`~graphmem.memory.IngestReport`: ``inputs`` turns read; ``created`` nodes by
-            label (``Topic``, ``Event``, ``State``) from the write queries' answers;
+            label (``Topic``, ``Event``, ``State``, ``ConversationLock``, ``Person``: the people a
+            conversation gained, :mod:`graphmem.state.people`) from the write queries' answers;
             ``skipped["turn"]`` turns already stored; ``details``: ``conversations``,
             ``state_relations`` (initial / confirm / change / history / conflict counts),
             ``related_edges``.
@@ -174,7 +180,38 @@ class StateMemory(Memory[StateItem]):
         return node_id(self.namespace, "event", conv.id, turn.source_id)
 
     def _ingest_one(self, conv: Conversation, extractor: Any, report: IngestReport) -> None:
+        """One conversation's new turns, then (when it stored any and has grown enough since,
+        :func:`graphmem.state.people_store.people_due`) its people resolved again from all its
+        events (:func:`graphmem.state.people_store.write_people`; ``created`` counts the Person
+        nodes the conversation gained)."""
+        events = report.created.get("Event", 0)
         ingest_conversation(self, conv, extractor, report)
+        lock = self.store.lock_id(conv.id)
+        if report.created.get("Event", 0) > events and people_due(self.runner, self.namespace,
+                                                                  conv.id, lock):
+            people = write_people(self.runner, self.namespace, conv.id, lock)
+            report.add_created({"Person": max(0, people["people"] - people["deleted"])})
+
+    def resolve_people(self, conversation_id: str) -> dict[str, int]:
+        """Resolve the people of one stored conversation again from all its events now, whether
+        or not they are due (ingest resolves them once the conversation has grown by a tenth:
+        :func:`graphmem.state.people_store.people_due`), and replace its ``Person`` nodes and
+        ``MENTIONS`` edges in one transaction.
+
+        Args:
+            conversation_id: the conversation's id.
+        Returns:
+            ``{"people": n, "mentions": m, "deleted": d}``; all 0 when the namespace holds no
+            event of that conversation.
+        Raises:
+            InvalidInputError: an empty ``conversation_id``. DatabaseError subclasses (nothing
+            written).
+        """
+        if not isinstance(conversation_id, str) or not conversation_id.strip():
+            raise InvalidInputError(f"conversation_id must be a non-empty string, got "
+                                    f"{conversation_id!r}")
+        return write_people(self.runner, self.namespace, conversation_id,
+                            self.store.lock_id(conversation_id))
 
     # ================================================================== recall
     def recall(self, query: str, k: int = 10, *, max_rounds: int = 2,
@@ -223,7 +260,7 @@ class StateMemory(Memory[StateItem]):
         span = time_range_of(query)
         search = HybridSearch(self.runner, "Event", self.fusion)
         row = search.fetch(self.namespace, query, q, since=since, until=until)
-        terms = analyze(query)
+        terms = index_terms(query)
         pool = max(3 * k, 30)
         ranked = search.rank(row, terms, pool)
         units = {u["id"]: u for u in row.get("units") or []}
@@ -268,10 +305,11 @@ class StateMemory(Memory[StateItem]):
 
     def counts(self) -> dict[str, int]:
         """Node counts of the namespace by label: ``Topic``, ``Event``, ``State``,
-        ``ConversationLock`` (one per conversation written)."""
+        ``ConversationLock`` (one per conversation written), ``Person`` (the people of its
+        conversations, :mod:`graphmem.state.people`)."""
         row = self.store.structure()
         return {"Topic": row["topics"], "Event": row["events"], "State": row["states"],
-                "ConversationLock": row["locks"]}
+                "ConversationLock": row["locks"], "Person": row["persons"]}
 
     def check(self) -> dict[str, int]:
         """Invariant violations of the SEMG, all 0 when sound: ``bad_current`` (topics with

@@ -4,7 +4,7 @@ question time ranges."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, Field, PrivateAttr
 
@@ -90,6 +90,9 @@ class StateItem(RecallItem):
             do so; an event: its own), else None. A state resting on several turns fuses on it
             (:func:`graphmem.documents.conversation_fusion_key`).
         conversation: the conversation of the item's turns (fusion keys are per conversation).
+        passage: an event's: ``{"start", "end", "text"}`` of the passage of its message whose
+            vector gave its dense score (a long message, :mod:`graphmem.retrieval.passages`;
+            ``text`` = that slice of the message), None when its window vector did.
         state_id: an event's: the state it is evidence of (the current one when it evidences
             that, else the latest), whose ``current`` / ``valid_from`` / ``valid_to`` /
             ``conflict`` the event then carries as its validity; None for an event evidencing no
@@ -110,6 +113,7 @@ class StateItem(RecallItem):
     value: str | None = None
     found_by: list[str] = Field(default_factory=list)
     also: list[str] = Field(default_factory=list)
+    passage: dict[str, Any] | None = None
     anchor: tuple[list[str], str] | None = Field(default=None, exclude=True)
     conversation: str | None = None
     state_id: str | None = None

@@ -32,6 +32,7 @@ from typing import Any
 
 from graphmem.memory import PathStep, Round
 from graphmem.retrieval import Candidate, HybridSearch, stored_time
+from graphmem.retrieval.passages import matched_passage
 from graphmem.state.models import StateItem, TimeRange
 from graphmem.timeparse import epoch_us, window_params
 
@@ -59,7 +60,9 @@ def _native(value: Any) -> Any:
 
 
 def event_item(candidate: Candidate, unit: dict[str, Any]) -> StateItem:
-    """An engine candidate (an Event) as a :class:`StateItem` (``text`` = ``"speaker: text"``)."""
+    """An engine candidate (an Event) as a :class:`StateItem` (``text`` = ``"speaker: text"``;
+    ``passage``: the passage of a long message whose vector matched, None when its window
+    vector did)."""
     speaker = unit.get("speaker") or candidate.speaker
     text = f"{speaker}: {candidate.text}" if speaker else candidate.text
     return StateItem(kind="event", id=candidate.id, text=text, score=candidate.score,
@@ -67,7 +70,8 @@ def event_item(candidate: Candidate, unit: dict[str, Any]) -> StateItem:
                      anchor=(list(candidate.source_ids), text), conversation=unit.get("conversation"),
                      occurred_at=_native(stored_time(unit.get("occurred_at"))), subject=speaker,
                      topic_id=unit.get("topic_id"),
-                     found_by=[candidate.path[0].action] if candidate.path else [])
+                     found_by=[candidate.path[0].action] if candidate.path else [],
+                     passage=matched_passage(candidate.text, candidate.passage))
 
 
 def state_item(row: dict[str, Any], score: float, path: list[PathStep]) -> StateItem:

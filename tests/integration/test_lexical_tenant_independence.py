@@ -18,7 +18,7 @@ from reliability import conversation
 from graphmem.facade import GraphMemory
 from graphmem.retrieval import HybridSearch
 from graphmem.retrieval.engine import LEXICAL_K
-from graphmem.retrieval.text import analyze
+from graphmem.retrieval.text import analyze, index_terms
 
 QUESTION = "kayak lighthouse"
 FILLER = ["river", "morning", "paddle", "friends", "weather", "harbor", "picnic", "camera",
@@ -77,7 +77,7 @@ def test_lexical_candidates_and_recall_do_not_move_when_another_tenant_writes(
     assert before["mode"] == ("cache", "cache")
     # the candidates are the namespace's exact BM25 top-k (with the units tying with the k-th);
     # more units match than they hold
-    top = entry.lexical_top(analyze(QUESTION), LEXICAL_K)
+    top = entry.lexical_top(index_terms(QUESTION), LEXICAL_K)
     assert LEXICAL_K <= len(top) < 2 * PER_TERM and before["lexical"] == sorted(top)
     assert 0 < len(before["windowed_lexical"]) <= LEXICAL_K
     assert sum(flag for _, _, flag in before["ranking"]) > 0 and len(before["state"]) == 20

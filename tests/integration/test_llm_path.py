@@ -227,7 +227,8 @@ def test_malformed_reply_is_retried_once_then_nothing_is_written(runner, embedde
     with pytest.raises(ControllerError, match="state.extract: invalid LLM output after 2"):
         state.ingest([_conversation(2)])
     assert extraction.i == 2
-    assert state.counts() == {"Topic": 0, "Event": 0, "State": 0, "ConversationLock": 0}
+    assert state.counts() == {"Topic": 0, "Event": 0, "State": 0, "ConversationLock": 0,
+                              "Person": 0}
 
 
 def test_llm_demo_runs_every_operation(runner, embedder, namespace, local_llm) -> None:

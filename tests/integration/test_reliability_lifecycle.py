@@ -74,7 +74,8 @@ def test_delete_namespace_removes_one_tenant_completely(runner, embedder, tq, na
     per_memory = facade.counts()                          # each memory's own label counts add up too
     assert sum(n for name, per in per_memory.items() for label, n in per.items()
                if label in facade.memory(name).labels) == mine["nodes"]
-    assert per_memory["state"] == {"Topic": 0, "Event": 0, "State": 0, "ConversationLock": 0}
+    assert per_memory["state"] == {"Topic": 0, "Event": 0, "State": 0, "ConversationLock": 0,
+                                   "Person": 0}
     deleted = facade.delete_namespace(batch_size=10)
     assert deleted == mine["nodes"]
     assert counts(tq, namespace) == {"nodes": 0, "relationships": 0}

@@ -17,6 +17,8 @@ from graphmem.conversations import Conversation, Turn, read_locomo
 from graphmem.names import node_id
 from graphmem.retrieval import HybridSearch, unit_rows, window_texts
 from graphmem.state import StateMemory
+from graphmem.state.people import resolve_people
+from graphmem.state.people_store import person_id
 
 T0 = datetime(2024, 3, 1, 9, 0, tzinfo=timezone.utc)
 VOLATILE = {"created_at", "chain_version", "namespace", "ns_token", "vector_stamp"}  # stamp: random per write
@@ -36,6 +38,8 @@ def _keys(namespace: str, conv: Conversation, runner) -> dict[str, str]:
         out[node_id(namespace, "state", conv.id, t.source_id)] = f"S:{t.source_id}"
     for topic in runner.read("state/list_topics", namespace=namespace, conversation=conv.id):
         out[topic["id"]] = f"T:{topic['key']}"
+    for person in resolve_people(conv.turns):  # MENTIONS ends
+        out[person_id(namespace, conv.id, person.key)] = f"P:{person.key}"
     return out
 
 
@@ -236,7 +240,8 @@ def test_times_and_copied_vectors_are_stored_exactly(runner, embedder, tq, names
         T0 + timedelta(hours=i, microseconds=123457 * i)).astimezone(zones[i % 3])}) for i in range(6)]
     conv = Conversation(id="c1", speakers=["Ann"], turns=turns)
     report = StateMemory(runner, MemoEmbedder(embedder), namespace).ingest([conv])
-    assert report.created == {"Topic": 1, "Event": 6, "State": 6, "ConversationLock": 1}
+    assert report.created == {"Topic": 1, "Event": 6, "State": 6, "ConversationLock": 1,
+                              "Person": 1}
     nodes = {label: {r["id"]: r["props"] for r in tq.read("read_nodes", namespace=namespace, label=label)}
              for label in ("Event", "State", "Topic")}
     states = []

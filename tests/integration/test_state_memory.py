@@ -41,7 +41,7 @@ def test_late_event_keeps_current_state_and_time_order(runner, embedder, namespa
     assert [v for v, h in states.items() if h.current] == ["paris"]
     assert states["nice"].valid_to == states["lyon"].valid_from
     assert states["lyon"].valid_to == states["paris"].valid_from and states["paris"].valid_to is None
-    assert mem.counts() == {"Topic": 1, "Event": 3, "State": 3, "ConversationLock": 1}
+    assert mem.counts() == {"Topic": 1, "Event": 3, "State": 3, "ConversationLock": 1, "Person": 1}
     assert mem.check() == {"bad_current": 0, "unchained": 0}
     history = runner.read("state/get_topic_states", namespace=namespace, topic_ids=[topic],
                           only_current=False)

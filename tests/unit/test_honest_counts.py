@@ -26,7 +26,7 @@ STORE_ROWS = {
                                      "archived_insights": 1, "revisions": 1,
                                      "decisions": [{"operation": "ADD", "count": 3}]}],
     "state/count_state_structure": [{"topics": 4, "events": 18, "states": 9, "locks": 1,
-                                     "bad_current": 0, "unchained": 0}],
+                                     "persons": 3, "bad_current": 0, "unchained": 0}],
 }
 
 #: Relationships by type of each memory, answered per label set.

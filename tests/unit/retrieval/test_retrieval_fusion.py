@@ -8,7 +8,7 @@ import pytest
 
 from graphmem.retrieval import fusion
 from graphmem.retrieval.engine import HybridSearch
-from graphmem.retrieval.text import analyze
+from graphmem.retrieval.text import analyze, index_terms
 
 
 def test_bm25_matches_the_hand_computed_lucene_formula() -> None:
@@ -136,7 +136,8 @@ def test_search_sends_one_query_and_ranks_with_namespace_statistics() -> None:
     assert len(runner.calls) == 1
     name, params = runner.calls[0]
     assert name == "retrieval/search_units@Event" and params["guard"] is False
-    assert params["terms"] == analyze("Which instrument is Caroline learning?")
+    assert params["terms"] == index_terms("Which instrument is Caroline learning?")
+    assert params["terms"][-2:] == ["learning", "learn"]  # each word, then its stem
     assert params["lucene_query"].startswith("+ns_token:ns")
     assert [c.id for c in out][0] == "q"
     a = next(c for c in out if c.id == "a")
@@ -144,6 +145,17 @@ def test_search_sends_one_query_and_ranks_with_namespace_statistics() -> None:
     assert [s.action for s in a.path] == ["lexical_seed", "NEXT_TURN"] and a.path[0].id == "q"
     assert a.source_ids == ["a-src"]
     assert HybridSearch(FakeRunner([]), "Episode").search("ns", "q?", [1.0], 5) == []
+
+
+def test_a_candidate_names_the_passage_whose_cosine_was_its_dense_score() -> None:
+    long_unit = _unit("long", "caroline violin", 0.7)
+    long_unit.update(passage=1, passage_spans=[0, 40, 32, 75])
+    window = _unit("w", "caroline violin lessons", 0.4)
+    window.update(passage=-1, passage_spans=[0, 40, 32, 75])
+    old = _unit("old", "caroline violin march", 0.2)           # stored before passages: columns null
+    out = HybridSearch(FakeRunner(_rows(long_unit, window, old)), "Event").search(
+        "ns", "violin?", [1.0], 3)
+    assert {c.id: c.passage for c in out} == {"long": [32, 75], "w": None, "old": None}
 
 
 def test_a_bad_stored_vector_reruns_the_round_with_the_guard() -> None:

@@ -104,8 +104,8 @@ def test_unit_rows_give_every_property_a_unit_is_written_with() -> None:
              dict(speaker="Caroline", text="Wow, cool!", timestamp=MONDAY, session="s1")]
     rows = unit_rows(turns, [[0.1, 0.2], [0.3, 0.4]], namespace="a")
     assert rows[0]["lexical_text"] == "Mel: We hiked last Saturday! (on 6 May 2023)"
-    assert rows[0]["lexical_terms"] == "mel we hiked last saturday may 2023"
-    assert rows[0]["lexical_length"] == 7
+    assert rows[0]["lexical_terms"] == "mel we hiked hike last saturday may 2023"  # word, stem
+    assert rows[0]["lexical_length"] == 8  # the terms BM25 scores, stems included
     assert rows[0]["ns_token"] == text.namespace_token("a")
     assert rows[1]["is_smalltalk"] and rows[1]["is_cue"]
     assert rows[0]["window_text"] == "Mel: We hiked last Saturday!\nWow, cool!"

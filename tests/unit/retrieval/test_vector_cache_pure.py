@@ -147,3 +147,70 @@ def test_updated_counts_equal_a_recount_of_the_whole_namespace() -> None:
         assert vecs.complete_lexicon and set(vecs.lexicon) == set(stamps)
         assert vecs.dfs == whole.dfs and vecs.speakers == whole.speakers
         assert vecs.stats == whole.stats
+
+
+def _passage_rows():
+    # a: window only; b: window [0, 1, 0] and two passages; c: a bad passage list (NaN): its
+    # passages are ignored, it scores by its window; d: passages of another width: ignored
+    return [("a", 1, [1.0, 0.0, 0.0]),
+            ("b", 2, [0.0, 1.0, 0.0], [0.0, 0.0, 3.0, 1.0, 0.0, 1.0]),
+            ("c", 3, [0.0, 1.0, 1.0], [math.nan, 0.0, 0.0]),
+            ("d", 4, [1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 0.0]),
+            ("e", 5, None, [0.0, 0.0, 1.0])]
+
+
+def test_a_units_dense_score_is_its_best_window_or_passage_cosine() -> None:
+    vecs = NamespaceVectors(3, _passage_rows())
+    assert vecs.ids == ["a", "b", "c", "d"] and vecs.bad == 1
+    assert vecs.passages.matrix.shape == (2, 3) and vecs.passages.offsets.tolist() == [0, 0, 2, 2, 2]
+    # along z only b's first passage points: b is first although its window is orthogonal
+    ids, sims = vecs.top(np.array([0.0, 0.0, 1.0]), 4)
+    assert ids == ["b", "c", "a", "d"]
+    assert sims == pytest.approx([1.0, 1 / math.sqrt(2), 0.0, 0.0], abs=1e-6)
+    # along x: a's window (1.0) beats b's second passage (1/sqrt(2)) and d's window
+    ids, sims = vecs.top(np.array([1.0, 0.0, 0.0]), 3)
+    assert ids == ["a", "b", "d"]                       # b and d tie at 1/sqrt(2): by id
+    assert sims == pytest.approx([1.0, 1 / math.sqrt(2), 1 / math.sqrt(2)], abs=1e-6)
+    # which vector gave it: a passage index, -1 for the window (which wins ties)
+    query = np.array([1.0, 0.0, 1.0])
+    best = vecs.best(query, ["a", "b", "c", "d", "e", "zz"])
+    assert best[0] == (pytest.approx(1 / math.sqrt(2)), -1)
+    assert best[1] == (pytest.approx(1.0), 1)            # b's second passage is the query
+    assert best[2] == (pytest.approx(0.5), -1) and best[3] == (pytest.approx(0.5), -1)
+    assert best[4] is None and best[5] is None
+    assert vecs.cosine(query, ["b", "zz"]) == [pytest.approx(best[1][0]), None]
+    assert vecs.best(np.array([0.0, 1.0, 0.0]), ["b"]) == [(pytest.approx(1.0), -1)]
+    assert vecs.best(np.array([0.0, 0.0, 1.0]), ["b"]) == [(pytest.approx(1.0), 0)]
+    # the max over passages is the per-unit max of every vector, at scale (segment max)
+    rng = np.random.default_rng(3)
+    rows, full = [], {}
+    for i in range(300):
+        n = int(rng.integers(0, 4))
+        window, passages = rng.normal(size=8), rng.normal(size=(n, 8))
+        rows.append((f"u{i:03d}", i, window.tolist(), passages.ravel().tolist() if n else None))
+        full[f"u{i:03d}"] = np.vstack([window, passages])
+    many = NamespaceVectors(8, rows)
+    q = rng.normal(size=8)
+    expected = {uid: max(float(v @ q) / np.linalg.norm(v) / np.linalg.norm(q) for v in m)
+                for uid, m in full.items()}
+    ids, sims = many.top(q, 300)
+    assert sims == pytest.approx([expected[uid] for uid in ids], abs=1e-5)
+    assert sorted(ids) == sorted(expected) and sims == sorted(sims, reverse=True)
+
+
+def test_an_updated_copy_keeps_the_passages_of_kept_units_and_takes_the_fetched_ones() -> None:
+    vecs = NamespaceVectors(3, _passage_rows())
+    now = {"a": 1, "b": 2, "c": 30, "f": 6}          # c re-embedded, f new, d and e deleted
+    fresh = vecs.updated(now, {"c": [0.0, 1.0, 0.0], "f": [1.0, 0.0, 0.0]}, (1, 2),
+                         passages={"c": [0.0, 0.0, 2.0], "f": None})
+    whole = NamespaceVectors(3, [("a", 1, [1.0, 0.0, 0.0]),
+                                 ("b", 2, [0.0, 1.0, 0.0], [0.0, 0.0, 3.0, 1.0, 0.0, 1.0]),
+                                 ("c", 30, [0.0, 1.0, 0.0], [0.0, 0.0, 2.0]),
+                                 ("f", 6, [1.0, 0.0, 0.0])])
+    assert fresh.ids == whole.ids == ["a", "b", "c", "f"]
+    assert fresh.passages.offsets.tolist() == whole.passages.offsets.tolist() == [0, 0, 2, 3, 3]
+    np.testing.assert_allclose(fresh.passages.matrix, whole.passages.matrix, atol=1e-7)
+    query = np.array([0.2, 0.1, 1.0])
+    assert fresh.top(query, 4) == whole.top(query, 4)
+    assert fresh.best(query, ["b", "c"]) == whole.best(query, ["b", "c"])
+    assert fresh.nbytes > NamespaceVectors(3, [r[:3] for r in _passage_rows()]).nbytes - 100

@@ -135,6 +135,8 @@ def _ingest_script(batches_under_lock: int = 1) -> dict:
         "state/merge_related_events": lambda p: [{"created": len(p["pairs"])}],
         "state/link_turns": lambda p: [{"linked": len(p["link"])}],
         "state/link_timeline": lambda p: [{"linked": len(p["link"])}],
+        "state/lock_people": [{"locked": 1}],
+        "state/people_due": [{"events": 1, "people_events": None}],
     }
 
 
@@ -157,8 +159,11 @@ def test_one_batch_is_one_transaction_of_constant_statements_and_one_encoding_pe
             [Conversation(id="c1", speakers=["Ann", "Bob"], turns=turns)])
         assert encoded == [n]                      # each turn encoded once, in one call
         assert report.created["Event"] == n and report.inputs == n
-        assert len(runner.transactions) == 1
+        assert len(runner.transactions) == 2  # the batch, then the conversation's people
         shapes.append(runner.transactions[0])
+        assert runner.transactions[1] == ["state/lock_people", "state/conversation_texts",
+                                          "state/delete_people", "state/merge_people",
+                                          "state/people_resolved"]
     assert shapes[0] == shapes[1] == [
         "state/lock_topics", "state/find_existing_events",
         "state/merge_events", "state/link_turns", "state/link_timeline", "state/write_states",
