@@ -32,7 +32,7 @@ DEFAULT_LOCOMO: Path | None = None
 def ingest(
     file: Path = typer.Argument(..., help="conversation file: LoCoMo JSON, generic JSON/JSONL or MemConflict JSONL"),
     namespace: str = typer.Option(None, "--namespace", "-n", help="tenant scope"),
-    fmt: str = typer.Option("auto", "--format", help="auto | locomo | generic | memconflict"),
+    fmt: str = typer.Option("auto", "--format", help="auto | locomo | beam | generic | memconflict"),
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
 ) -> None:
     """Build episodes, cues, tags, semantic units and themes from FILE (idempotent)."""

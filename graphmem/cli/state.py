@@ -27,7 +27,7 @@ app = typer.Typer(help="State memory (EMIR² SEMG): topic chains, evolving state
 def ingest(
     file: Path = typer.Argument(..., help="LoCoMo JSON, generic JSON/JSONL, or MemConflict JSONL"),
     namespace: str = typer.Option(None, "--namespace", "-n", help="tenant namespace"),
-    fmt: str = typer.Option("auto", "--format", help="auto | locomo | generic | memconflict"),
+    fmt: str = typer.Option("auto", "--format", help="auto | locomo | beam | generic | memconflict"),
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
 ) -> None:
     """Ingest a conversation file; re-ingesting the same file adds nothing."""

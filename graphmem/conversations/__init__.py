@@ -1,4 +1,4 @@
-"""Conversation input shared by the memories: pydantic models and readers for three formats.
+"""Conversation input shared by the memories: pydantic models and readers for four formats.
 
 Every :class:`Turn` keeps its ``source_id`` (LoCoMo's ``dia_id``, a generic message's ``id``, a
 MemConflict fact's ``S<session>:<kind>:<n>``) so anything built from it can be scored against
@@ -28,6 +28,14 @@ Formats (``read_conversations(path, fmt="auto")`` picks one by content):
   preference rule and per other person's (distractor) fact. Structured values are kept in
   ``Turn.meta`` (``kind``, ``attribute``, ``value``, ``condition``, ``role``, ``person``,
   ``conflict_id``) for probes.
+- **beam** — BEAM (Tavakoli et al.): a folder holding ``chat.json`` (batches of user-assistant
+  messages ``{"role", "id", "content"}``, one message per batch carrying its ``time_anchor``
+  such as ``"January-05-2024"``) and ``probing_questions.json``, or a folder of such chat
+  folders (read in natural order, ``2`` before ``10``). A message becomes a turn (``source_id``
+  its ``id``, ``speaker`` its ``role``, ``session`` ``batch_<n>``); a message longer than
+  ``MAX_TEXT_CHARS`` is cut (``Turn.meta["clipped_from"]``); a probing question becomes a
+  :class:`QAItem` whose ``category`` is its question type and ``evidence`` its flattened
+  ``source_chat_ids`` (see :mod:`graphmem.conversations.beam`).
 
 Timestamps are timezone-aware: a zone in the value is honoured (``"2024-03-01 10:00 PST"`` is
 18:00 UTC); a value without one is taken as ``default_tz`` (UTC unless given). A value that is not
@@ -42,6 +50,7 @@ Raises (all readers): :class:`~graphmem.errors.InputFormatError` naming the file
 (JSON decode errors and JSONL lines) or the item path (schema errors inside a JSON file).
 """
 
+from graphmem.conversations.beam import read_beam
 from graphmem.conversations.generic import read_generic
 from graphmem.conversations.io import detect_format, read_conversations
 from graphmem.conversations.locomo import read_locomo
@@ -64,6 +73,7 @@ __all__ = [
     "Turn",
     "check_turn_fields",
     "detect_format",
+    "read_beam",
     "read_conversations",
     "read_generic",
     "read_locomo",

@@ -22,7 +22,7 @@ from graphmem.names import check_key
 from graphmem.validation import validate_text
 
 #: Input formats of :func:`graphmem.conversations.read_conversations`.
-Format = Literal["auto", "locomo", "generic", "memconflict"]
+Format = Literal["auto", "locomo", "generic", "memconflict", "beam"]
 
 class Turn(BaseModel):
     """One utterance (or one mapped fact) of a conversation.
@@ -102,7 +102,9 @@ class StoredMessage(BaseModel):
 class QAItem(BaseModel):
     """A LoCoMo question with its evidence turn ids (for recall@k evaluation).
 
-    ``category``: 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial (LoCoMo).
+    ``category``: LoCoMo's number (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5
+    adversarial) or another dataset's category name (BEAM's question type, such as
+    ``"knowledge_update"``).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -110,7 +112,7 @@ class QAItem(BaseModel):
     question: str
     answer: str | None = None
     evidence: list[str] = Field(default_factory=list)
-    category: int
+    category: int | str
     adversarial_answer: str | None = None
 
     @field_validator("answer", "adversarial_answer", mode="before")

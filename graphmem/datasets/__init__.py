@@ -11,6 +11,7 @@ here). Full datasets are never bundled; point graphmem at a folder holding them 
     path = resolve("locomo")                      # GRAPHMEM_DATA's file if present, else the sample
     path = resolve("fever", data_dir="/data")     # /data/fever/paper_dev.jsonl if present
     path = resolve("memconflict")                 # full only: DataNotFoundError when missing
+    path = resolve("beam", "/data", full=True)    # a folder: /data/beam/500K (chat folders)
 
 Every missing dataset raises :class:`graphmem.errors.DataNotFoundError` naming the missing
 path, where the full data comes from, and ``--data DIR`` / ``GRAPHMEM_DATA``.
@@ -53,6 +54,8 @@ class DatasetInfo:
         name: registry key (``"locomo"``, ``"fever"``, ...).
         paths: candidate file paths below a data folder, first match wins; ``paths[0]`` is also
             the bundled sample's path below ``samples/``.
+        holds: for a dataset that is a folder (BEAM's chat folders): the file name the folder
+            must hold, in it or below it (``"chat.json"``); empty: the candidates are files.
         source: where the full dataset comes from (repository and path, no URL).
         license: the data's license.
         bundled: whether a sample ships inside the package.
@@ -65,6 +68,14 @@ class DatasetInfo:
     license: str
     bundled: bool
     sample: str = ""
+    holds: str = ""
+
+    def found(self, candidate: Path) -> bool:
+        """Whether ``candidate`` is this dataset: an existing file, or (``holds``) a folder
+        holding a ``holds`` file in it or below it."""
+        if not self.holds:
+            return candidate.is_file()
+        return candidate.is_dir() and any(candidate.rglob(self.holds))
 
 
 #: The registry of known datasets, by name.
@@ -106,6 +117,12 @@ DATASETS: dict[str, DatasetInfo] = {
             "MemConflict: TaoZhen1110/MemConflict, folder Data/ (Step4_1.jsonl and the files "
             "beside it); research release without a license, evaluation only",
             "none (no license file upstream; never redistributed)", False),
+        DatasetInfo(
+            "beam", ("beam/500K", "beam"),
+            "BEAM: mohammadtavakoli78/BEAM (GitHub), chats/500K (35 chat folders, each with "
+            "chat.json and probing_questions.json)",
+            "none stated (no license file upstream); evaluation only, never redistributed",
+            False, holds="chat.json"),
     )
 }
 
@@ -194,7 +211,7 @@ def resolve(dataset: str, data_dir: str | Path | None = None, *, full: bool = Fa
             ``GRAPHMEM_DATA``.
         full: require the full dataset (never fall back to the sample).
     Returns:
-        Path of an existing file.
+        Path of an existing file (a folder for a folder dataset such as ``beam``).
     Raises:
         InvalidInputError: unknown dataset name.
         DataNotFoundError: the given/configured folder does not exist; or neither it nor the
@@ -214,7 +231,7 @@ def resolve(dataset: str, data_dir: str | Path | None = None, *, full: bool = Fa
                 "to use the bundled samples.")
         for rel in info.paths:
             candidate = folder / rel
-            if candidate.is_file():
+            if info.found(candidate):
                 logger.debug("dataset %s: %s", dataset, candidate)
                 return candidate
             tried.append(candidate)

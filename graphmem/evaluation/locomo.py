@@ -35,8 +35,10 @@ from graphmem.evaluation.protocol import (
     SHIPPED,
     RetrievalSetting,
     apply_setting,
+    drop_tenants,
     leave_one_out,
     normalise_evidence,
+    rank_under_settings,
 )
 from graphmem.facade import GraphMemory
 from graphmem.state.evaluation import recall_at
@@ -107,6 +109,20 @@ def memory_rankings(tenant: GraphMemory, question: str, depth: int,
     return ranked, ms
 
 
+def ingest_tenant(mem: GraphMemory, conv: Conversation, prefix: str, say: Callable[[str], None],
+                  seconds: dict[str, float]) -> GraphMemory:
+    """A fresh tenant ``<prefix>-<conv.id>`` (emptied first) holding ``conv`` in state and
+    associative memory; the seconds of each ingest are added to ``seconds[memory]``."""
+    tenant = mem.scoped(f"{prefix}-{conv.id}")
+    tenant.delete_namespace()
+    for name in ("state", "associative"):
+        say(f"{conv.id}: {name} ingest ({len(conv.turns)} turns)")
+        began = time.perf_counter()
+        tenant.memory(name).ingest([conv])
+        seconds[name] += time.perf_counter() - began
+    return tenant
+
+
 def ingest_tenants(mem: GraphMemory, conversations: Sequence[Conversation], prefix: str,
                    vector: VectorBaseline, say: Callable[[str], None]) -> dict[str, Any]:
     """Ingest every conversation into ``<prefix>-<conv>`` (state + associative) and the vector
@@ -115,13 +131,7 @@ def ingest_tenants(mem: GraphMemory, conversations: Sequence[Conversation], pref
     bm25: dict[str, BM25Baseline] = {}
     seconds: dict[str, float] = defaultdict(float)
     for conv in conversations:
-        tenant = mem.scoped(f"{prefix}-{conv.id}")
-        tenant.delete_namespace()
-        for name in ("state", "associative"):
-            say(f"{conv.id}: {name} ingest ({len(conv.turns)} turns)")
-            began = time.perf_counter()
-            tenant.memory(name).ingest([conv])
-            seconds[name] += time.perf_counter() - began
+        tenant = ingest_tenant(mem, conv, prefix, say, seconds)
         texts = [turn_text(t) for t in conv.turns]
         began = time.perf_counter()
         vector.add(texts, mem.embedder.embed_documents(texts),
@@ -177,21 +187,11 @@ def evaluate_locomo(mem: GraphMemory, conversations: Sequence[Conversation],
             plain = tenants[conv.id]
             cached = plain.scoped(plain.namespace, wrap_runner=CachedReads)
             for i, q in enumerate(questions[conv.id][0]):
-                for name, setting in by_name.items():
-                    # the shipped setting on the plain tenant (its latency is reported); the
-                    # others on a read cache over the same frozen database
-                    tenant = plain if setting == SHIPPED else cached
-                    apply_setting(tenant, setting)
-                    ranked, ms = memory_rankings(tenant, q["question"], depth, setting)
-                    for m in MEMORY_METHODS:
-                        runs[name][m][(conv.id, i)] = ranked[m]
-                        if setting == SHIPPED:
-                            latency[m].append(ms[m])
+                rank_under_settings(plain, cached, q["question"], depth, by_name,
+                                    memory_rankings, runs, (conv.id, i), latency)
             apply_setting(plain, SHIPPED)
     finally:
-        if not keep:
-            for tenant in tenants.values():
-                tenant.delete_namespace()
+        drop_tenants(tenants, keep)
 
     def table(rankings: dict[str, dict[tuple[str, int], list[str]]]) -> dict[str, Any]:
         t = RecallTable(ks)

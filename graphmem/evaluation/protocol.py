@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import logging
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -54,6 +54,8 @@ class RetrievalSetting:
 
     Attributes:
         alpha, beta, delta: α, β, δ of :class:`graphmem.retrieval.fusion.FusionParams`.
+        cue_max_terms: the longest cue (distinct analyzed terms) the neighbour step follows
+            (``FusionParams.cue_max_terms``).
         graph_weight: γ of the state memory's ``timeline`` / ``cross_topic`` / ``time_range``
             rounds and of the associative memory's reconstruction rounds.
         max_rounds: None = each memory's default round budget; 1 = the engine round only (state;
@@ -65,12 +67,14 @@ class RetrievalSetting:
     delta: float = fusion.DELTA
     graph_weight: float = GRAPH_WEIGHT
     max_rounds: int | None = None
+    cue_max_terms: int = fusion.CUE_MAX_TERMS
 
     @property
     def name(self) -> str:
         """``a0.45-b0.8-d1-g0.25`` (plus ``-r1`` with a round budget)."""
         rounds = "" if self.max_rounds is None else f"-r{self.max_rounds}"
-        return (f"a{self.alpha:g}-b{self.beta:g}-d{self.delta:g}-g{self.graph_weight:g}"
+        cue = "" if self.cue_max_terms == fusion.CUE_MAX_TERMS else f"-c{self.cue_max_terms}"
+        return (f"a{self.alpha:g}-b{self.beta:g}{cue}-d{self.delta:g}-g{self.graph_weight:g}"
                 f"{rounds}")
 
     def to_dict(self) -> dict[str, Any]:
@@ -106,7 +110,8 @@ def apply_setting(mem: Any, setting: RetrievalSetting) -> None:
     """Put ``setting`` on the state and associative memories of facade ``mem`` (their fusion
     parameters and graph weight; what every later recall through ``mem`` — the memories, the
     retrievers built on it — uses)."""
-    params = fusion.FusionParams(alpha=setting.alpha, beta=setting.beta, delta=setting.delta)
+    params = fusion.FusionParams(alpha=setting.alpha, beta=setting.beta, delta=setting.delta,
+                                 cue_max_terms=setting.cue_max_terms)
     state, assoc = mem.state, mem.associative
     state.fusion = params
     state.graph_weight = setting.graph_weight
@@ -118,6 +123,34 @@ def apply_setting(mem: Any, setting: RetrievalSetting) -> None:
 def _distance(setting: RetrievalSetting) -> float:
     return (abs(setting.alpha - SHIPPED.alpha) + abs(setting.beta - SHIPPED.beta)
             + abs(setting.delta - SHIPPED.delta) + abs(setting.graph_weight - SHIPPED.graph_weight))
+
+
+def rank_under_settings(plain: Any, cached: Any, question: str, depth: int,
+                        settings: Mapping[str, RetrievalSetting], rank: Callable[..., Any],
+                        runs: dict[str, dict[str, dict[Any, list[str]]]], key: Any,
+                        latency: dict[str, list[float]]) -> None:
+    """Rank ``question`` under every setting of ``settings`` (name -> setting): the shipped one
+    on the ``plain`` tenant (its latency is appended to ``latency[method]``), the others on
+    ``cached`` (a read cache over the same frozen database), each put on the tenant first
+    (:func:`apply_setting`). ``rank(tenant, question, depth, setting)`` returns ``({method:
+    ranked ids}, {method: ms})``; the ids of each method of ``runs[setting name]`` go to
+    ``runs[setting name][method][key]``."""
+    for name, setting in settings.items():
+        tenant = plain if setting == SHIPPED else cached
+        apply_setting(tenant, setting)
+        ranked, ms = rank(tenant, question, depth, setting)
+        for method in runs[name]:
+            runs[name][method][key] = ranked[method]
+            if setting == SHIPPED:
+                latency[method].append(ms[method])
+
+
+def drop_tenants(tenants: Mapping[str, Any], keep: bool = False) -> None:
+    """Delete the namespace of every tenant facade of ``tenants`` (conversation -> facade) unless
+    ``keep`` (a run's tenants, once scored)."""
+    if not keep:
+        for tenant in tenants.values():
+            tenant.delete_namespace()
 
 
 def leave_one_out(scores: Mapping[str, Mapping[str, Sequence[float]]],

@@ -6,6 +6,8 @@ Sections (each a key of ``report.json`` and a part of ``report.md``):
   combined retriever (public recall, the items returned, every conversation's tenant in the
   database at once) vs BM25 and MiniLM cosine over the raw turns, recall@5/10/20 per category,
   leave-one-conversation-out over the retrieval grid, and the ablation;
+- ``corpora`` — :mod:`graphmem.evaluation.corpora`: the memories vs plain BM25 / dense / hybrid
+  per category, session recall@5, on LoCoMo and BEAM (when in the data; never in the quick run);
 - ``hotpotqa`` — :func:`graphmem.evaluation.hotpot.evaluate_hotpotqa`: supporting-fact recall@5/10
   on HotpotQA distractor examples under the shipped setting (the confirmation dataset);
 - ``memconflict`` — :func:`graphmem.state.evaluation.evaluate_memconflict` (current value at
@@ -35,6 +37,7 @@ from graphmem.datasets import resolve
 from graphmem.errors import ConfigurationError, DataNotFoundError
 from graphmem.evaluation import report as rpt
 from graphmem.evaluation.baselines import VectorBaseline
+from graphmem.evaluation.corpora import corpora_markdown, corpora_section
 from graphmem.datasets.hotpotqa import read_hotpotqa
 from graphmem.evaluation.hotpot import evaluate_hotpotqa
 from graphmem.evaluation.locomo import METHODS, evaluate_locomo, truncate_conversation
@@ -51,12 +54,13 @@ MEMCONFLICT_SKIPPED = ("skipped: MemConflict is not bundled (no license); pass -
 QUICK = {"locomo_conversation": "conv-30", "locomo_turns": 60, "locomo_questions": 12,
          "retrieval_grid": False, "hotpotqa_examples": 5,
          "memconflict_personas": 1, "train_per_type": 2, "dev_per_type": 1, "ged_pairs": 8,
-         "ged_timeout": 1.0, "insight_tasks": 12, "insight_lambdas": [1.0], "fgw_draws": 60}
+         "ged_timeout": 1.0, "insight_tasks": 12, "insight_lambdas": [1.0], "fgw_draws": 60,
+         "beam_chats": 0}
 FULL = {"locomo_conversation": None, "locomo_turns": None, "locomo_questions": None,
         "retrieval_grid": True, "hotpotqa_examples": None,
         "memconflict_personas": None, "train_per_type": None, "dev_per_type": None,
         "ged_pairs": 60, "ged_timeout": 3.0, "insight_tasks": 200,
-        "insight_lambdas": [0.0, 1.0, 2.0], "fgw_draws": 400}
+        "insight_lambdas": [0.0, 1.0, 2.0], "fgw_draws": 400, "beam_chats": None}
 
 
 def seed_everything(seed: int) -> None:
@@ -264,6 +268,12 @@ def run_eval(mem: GraphMemory, server: dict[str, Any], data: Path | None, out: P
         vector.cleanup()
 
     began = time.perf_counter()
+    report["corpora"] = corpora_section(mem, data, conversations, f"{prefix}-corpora",
+                                        sizes["locomo_questions"], sizes["beam_chats"],
+                                        lambda m: _say(console, m))
+    report["seconds"]["corpora"] = round(time.perf_counter() - began, 1)
+
+    began = time.perf_counter()
     if memconflict is None:
         _say(console, f"memconflict probes: {MEMCONFLICT_SKIPPED}")
         report["memconflict"] = {"skipped": MEMCONFLICT_SKIPPED, "probes": {}}
@@ -359,6 +369,8 @@ def eval_markdown(report: dict[str, Any]) -> str:
                   f"sentences; setting {hp['setting']['name']} (nothing tuned on HotpotQA).", "",
                   rpt.md_table(["method", "SF recall@5", "SF recall@10"],
                                [[m, v["@5"], v["@10"]] for m, v in hp["recall"].items()]), ""]
+    if report.get("corpora"):
+        parts += [corpora_markdown(report["corpora"]), ""]
     mc = report["memconflict"]
     parts += ["## MemConflict probes (state memory)", ""]
     if "skipped" in mc:

@@ -27,9 +27,9 @@ def _no_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_registry_names() -> None:
-    assert set(DATASETS) == {"locomo", "fever", "scienceworld_train", "scienceworld_dev",
+    assert set(DATASETS) == {"locomo", "beam", "fever", "scienceworld_train", "scienceworld_dev",
                              "hotpotqa", "memconflict"}
-    assert not DATASETS["memconflict"].bundled
+    assert not DATASETS["memconflict"].bundled and not DATASETS["beam"].bundled
     for info in DATASETS.values():
         assert info.source and info.license and "://" not in info.source
 
