@@ -19,6 +19,8 @@
     └── DatabaseError                 a Neo4j error, translated (``__cause__`` keeps the original)
         ├── PartialWriteError         a write failed in one memory after others committed it
         │                             (names both; carries what to re-send to complete it)
+        ├── IncompleteForgetError     a forget removed messages but could not rebuild the rest
+        │                             of their conversations (carries them, to ingest again)
         ├── ServiceUnavailableError   the server cannot be reached
         ├── AuthenticationError       credentials were refused
         ├── ConstraintViolationError  a uniqueness constraint was violated
@@ -124,6 +126,30 @@ class PartialWriteError(DatabaseError):
         self.conversation_id = conversation_id
         self.session_id = session_id
         self.trajectory = trajectory
+
+
+class IncompleteForgetError(DatabaseError):
+    """A forget deleted the selected messages' conversations from a memory but failed while
+    rebuilding the messages that remain (``GraphMemory.forget``). The forgotten messages are
+    gone; the remaining ones of :attr:`pending` are not stored again yet.
+
+    Attributes:
+        pending: ``[(memory name, Conversation)]`` still to rebuild, the failed one first:
+            ``mem.memory(name).ingest([conversation])`` for each completes the forget
+            (:meth:`complete` does exactly that).
+
+    ``__cause__`` is the original error.
+    """
+
+    def __init__(self, message: str, *, pending: list | tuple = ()) -> None:
+        super().__init__(message)
+        self.pending = list(pending)
+
+    def complete(self, mem: object) -> None:
+        """Rebuild every pending conversation into its memory of ``mem`` (a ``GraphMemory``
+        of the same namespace); raises that memory's errors."""
+        for name, conversation in self.pending:
+            mem.memory(name).ingest([conversation])  # type: ignore[attr-defined]
 
 
 class ServiceUnavailableError(DatabaseError):

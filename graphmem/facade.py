@@ -224,6 +224,32 @@ class GraphMemory:
 
         return record_feedback(self, task, status, trajectory=trajectory, retrieved=retrieved)
 
+    def forget(self, *, message_ids: Sequence[str] | None = None,
+               conversation_id: str | None = None, speaker: str | None = None,
+               actor: str | None = None, dry_run: bool = False) -> Any:
+        """Remove the selected messages and everything derived from them from every memory
+        (every given selector must match; at least one), rebuild what remains of their
+        conversations, and write an audit record (no content). Idempotent.
+        See :func:`graphmem.agent.forget.forget`.
+
+        Returns:
+            :class:`graphmem.agent.forget.ForgetReport` (messages, nodes / relationships
+            removed per label / type, audit id).
+        Raises:
+            InvalidInputError (no selector, a bad id; nothing written), IncompleteForgetError
+            (a rebuild failed: ``err.complete(mem)`` finishes it), DatabaseError subclasses.
+        """
+        from graphmem.agent.forget import forget
+
+        return forget(self, message_ids=message_ids, conversation_id=conversation_id,
+                      speaker=speaker, actor=actor, dry_run=dry_run)
+
+    def audit_records(self, limit: int = 100) -> list[dict[str, Any]]:
+        """This namespace's audit records, newest first (:func:`graphmem.agent.forget.audit_records`)."""
+        from graphmem.agent.forget import audit_records
+
+        return audit_records(self, limit)
+
     async def aadd(self, messages: Any, **options: Any) -> dict[str, IngestReport]:
         """``await``-able :meth:`add` (same arguments) in a worker thread."""
         return await asyncio.to_thread(lambda: self.add(messages, **options))
@@ -331,8 +357,8 @@ class GraphMemory:
                                 None if all_namespaces else self.namespace, repair=repair)
 
     def delete_namespace(self, batch_size: int = 10_000) -> int:
-        """Delete every node of this namespace (the labels of every registered memory) with its
-        relationships, in write transactions of at most ``batch_size`` nodes each (so a large
+        """Delete every node of this namespace (the labels of every registered memory, then its
+        audit records) with its relationships, in write transactions of at most ``batch_size`` nodes each (so a large
         tenant never needs one huge transaction), until none is left. Other namespaces are not
         touched. Explicit and irreversible: memory edits archive, only this deletes.
 
@@ -345,8 +371,12 @@ class GraphMemory:
             raise InvalidInputError(f"batch_size must be a positive integer, got {batch_size!r}")
         total = 0
         while True:
-            rows = self.runner.write("core/delete_namespace_batch", namespace=self.namespace,
-                                     batch=batch_size)
+            rows = (self.runner.write("core/delete_namespace_batch", namespace=self.namespace,
+                                      batch=batch_size)
+                    or [{"deleted": 0}])
+            if int(rows[0]["deleted"]) == 0:  # then the namespace's audit trail
+                rows = self.runner.write("core/delete_audit_records_batch",
+                                         namespace=self.namespace, batch=batch_size)
             deleted = int(rows[0]["deleted"]) if rows else 0
             if deleted == 0:
                 logger.info("deleted namespace %r: %d nodes", self.namespace, total)

@@ -14,6 +14,8 @@ Tools (one namespace per server, fixed at start):
 - ``feedback(task, status, trajectory=None)``: a task's outcome (``resolved`` / ``failed``) and
   optionally its actions;
 - ``recall_experience(task, k=3)``: past tasks similar to ``task`` with their decisions.
+- ``forget(message_ids=None, conversation_id=None, speaker=None)``: forget messages for good,
+  with everything derived from them, in every memory (``GraphMemory.forget``).
 
 Every result is a JSON object. Bad input and graphmem's typed errors come back as MCP tool
 errors carrying the message (``"<ErrorType>: <what is wrong and what to do>"``, never pydantic's
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 #: The tools the server exposes.
-TOOL_NAMES = ("remember", "recall", "recall_state", "feedback", "recall_experience")
+TOOL_NAMES = ("remember", "recall", "recall_state", "feedback", "recall_experience", "forget")
 #: What the recall tools say of their time window.
 WINDOW_HELP = ("since / until: ISO 8601 times with an offset (e.g. 2023-01-01T00:00:00Z), "
                "optional: only items with since <= time < until.")
@@ -239,6 +241,18 @@ def build_server(namespace: str, opener: Callable[[str], GraphMemory] | None = N
         def run(mem: GraphMemory) -> dict[str, Any]:
             result = mem.experience.recall(task, k)
             return {"task": task, "items": [_item(i) for i in result.items]}
+        return await call(run)
+
+    @server.tool(description="Forget messages for good, with everything derived from them, in "
+                             "every memory: give message_ids, a conversation_id and/or a speaker "
+                             "(all given must match; at least one). Returns the counts removed "
+                             "and the audit record id; forgetting again removes nothing.")
+    async def forget(message_ids: list[str] | None = None, conversation_id: str | None = None,
+                     speaker: str | None = None) -> dict[str, Any]:
+        def run(mem: GraphMemory) -> dict[str, Any]:
+            report = mem.forget(message_ids=message_ids, conversation_id=conversation_id,
+                                speaker=speaker, actor="mcp")
+            return report.model_dump(exclude={"dry_run"})
         return await call(run)
 
     _strict_tools(server, tool_error)

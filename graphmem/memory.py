@@ -248,6 +248,13 @@ class Memory(ABC, Generic[ItemT], LLMAccounting):
     """
 
     name: ClassVar[str]
+    #: For a memory that stores conversation messages: the Cypher folder of its three message
+    #: queries -- ``<folder>/find_messages`` (params namespace, message_ids, conversation,
+    #: speaker; returns conversation, source_id), ``<folder>/conversation_messages`` (namespace,
+    #: conversation; returns source_id, text, speaker, session, occurred_at, seq, message_json
+    #: in conversation order) and ``<folder>/delete_conversations`` (namespace, conversations)
+    #: -- which ``GraphMemory.forget`` runs (:mod:`graphmem.agent.forget`). None: no messages.
+    message_queries: ClassVar[str | None] = None
 
     def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str = "default",
                  llm: Any | None = None):

@@ -80,6 +80,7 @@ class AssociativeMemory(Memory[AssociativeItem]):
     """
 
     name = "associative"
+    message_queries = "associative"
 
     def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str = "default",
                  llm: Any | None = None, *, config: ReconstructionConfig | None = None,

@@ -1,6 +1,6 @@
 """``graphmem``: the command line.
 
-Sub-commands: ``neo4j``, ``migrate``, ``memories``, ``demo``, one group per registered memory
+Sub-commands: ``neo4j``, ``migrate``, ``memories``, ``demo``, ``forget``, one group per registered memory
 (``insight``, ``experience``, ``state``, ``associative``, ...), ``eval``, ``bench``, ``mcp`` and
 ``shell``. Nothing here imports torch or the Neo4j driver at import time: ``--help`` and the
 commands that embed nothing never load them (tests/unit/cli/test_light_imports.py). The global
@@ -76,6 +76,7 @@ COMMAND_MODULES: dict[str, str] = {
     "bench": "graphmem.cli.bench",
     "mcp": "graphmem.cli.mcp",
     "shell": "graphmem.cli.shell",
+    "forget": "graphmem.cli.forget",
 }
 
 

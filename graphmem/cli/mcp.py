@@ -15,7 +15,7 @@ def mcp(
     namespace: str = typer.Option(..., "--namespace", "-n",
                                   help="the namespace every tool reads and writes"),
 ) -> None:
-    """Serve the tools remember, recall, recall_state, feedback and recall_experience over
+    """Serve the tools remember, recall, recall_state, feedback, recall_experience and forget over
     stdio for one namespace (stdout carries the protocol; logs go to stderr)."""
     from graphmem.mcp_server import build_server
     from graphmem.names import validate_namespace

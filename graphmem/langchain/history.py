@@ -203,14 +203,12 @@ class GraphmemChatMessageHistory(BaseChatMessageHistory):
         await asyncio.to_thread(self.add_messages, messages)
 
     def clear(self) -> None:
-        """Not supported: graphmem memory edits never delete (states are closed and kept,
-        evidence is archived), so a conversation cannot be erased message by message. Start a
-        new ``conversation_id`` for a fresh history, or drop the whole tenant with
-        :meth:`graphmem.facade.GraphMemory.delete_namespace`.
+        """Forget this conversation in every memory (:meth:`graphmem.facade.GraphMemory.forget`
+        with ``conversation_id``): its messages and everything derived from them are deleted,
+        and an audit record (no content) is written. ``messages`` is empty afterwards; other
+        conversations are untouched.
 
         Raises:
-            NotImplementedError: always.
+            DatabaseError subclasses.
         """
-        raise NotImplementedError(
-            "graphmem never deletes memories: use a new conversation_id for a fresh history, "
-            "or GraphMemory.delete_namespace() to drop the whole namespace")
+        self.memory.forget(conversation_id=self.conversation_id, actor="chat-history")

@@ -8,11 +8,13 @@ Vocabulary (labels are singular PascalCase, relationship types UPPER_SNAKE):
 - experience (EMG): Task, DecisionGraph, Action, EditOperation
 - state (EMIR² SEMG): Topic, Event, State, ConversationLock, Person
 - associative (MRAgent): Cue, Tag, Episode, SemanticUnit, Theme, Timeline
+- namespaced bookkeeping: AuditRecord (lifecycle audit trail: graphmem.schema.audit)
 - bookkeeping: __GraphmemMigration, __GraphmemLock (no namespace; admin only)
 """
 
 from __future__ import annotations
 
+from graphmem.schema.audit import AuditRecord
 from graphmem.schema.associative import Cue, Episode, SemanticUnit, Tag, Theme, Timeline
 from graphmem.schema.base import GraphmemNode
 from graphmem.schema.experience import Action, DecisionGraph, EditOperation, Task
@@ -27,9 +29,12 @@ MEMORY_LABELS: dict[str, tuple[type[GraphmemNode], ...]] = {
     "associative": (Cue, Tag, Episode, SemanticUnit, Theme, Timeline),
 }
 
+#: Namespaced labels that belong to no memory (deleted with the namespace, not counted as memory).
+BOOKKEEPING_LABELS: tuple[type[GraphmemNode], ...] = (AuditRecord,)
+
 ALL_NODE_CLASSES: tuple[type[GraphmemNode], ...] = tuple(
     cls for classes in MEMORY_LABELS.values() for cls in classes
-)
+) + BOOKKEEPING_LABELS
 
 
 def label_of(cls: type[GraphmemNode]) -> str:

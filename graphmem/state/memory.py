@@ -100,6 +100,7 @@ class StateMemory(Memory[StateItem]):
     """
 
     name = "state"
+    message_queries = "state"
 
     def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str = "default",
                  llm: Any | None = None, *, topic_threshold: float = 0.5,

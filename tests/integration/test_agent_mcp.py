@@ -41,7 +41,7 @@ def test_mcp_server_remember_and_recall(neo4j_server, namespace):
                 await session.initialize()
                 tools = await session.list_tools()
                 assert {t.name for t in tools.tools} == {
-                    "remember", "recall", "recall_state", "feedback", "recall_experience"}
+                    "remember", "recall", "recall_state", "feedback", "recall_experience", "forget"}
                 for mid, text in (("m1", "My sister Lena lives in Porto and teaches piano."),
                                   ("m2", "I adopted a grey cat named Pixel last spring.")):
                     out = _payload(await session.call_tool("remember", {
@@ -60,5 +60,16 @@ def test_mcp_server_remember_and_recall(neo4j_server, namespace):
                 is_error = getattr(bad, "is_error", None)
                 assert (is_error if is_error is not None else bad.isError)
                 assert "EmptyTextError" in bad.content[0].text
+                gone = _payload(await session.call_tool("forget", {"message_ids": ["m1"],
+                                                                   "conversation_id": "c1"}))
+                assert gone["messages"] == 1 and gone["per_memory"] == {"state": 1,
+                                                                        "associative": 1}
+                assert gone["nodes"]["Event"] == 1 and gone["nodes"]["Episode"] == 1
+                assert gone["rebuilt"] == {"state": 1, "associative": 1} and gone["audit_id"]
+                left = _payload(await session.call_tool("recall", {"query": "Who lives in Porto?",
+                                                                   "k": 5}))
+                assert left["items"] and all("m1" not in i["source_ids"] for i in left["items"])
+                none = await session.call_tool("forget", {})
+                assert "InvalidInputError" in none.content[0].text
 
     asyncio.run(asyncio.wait_for(session_run(), timeout=300))

@@ -125,8 +125,18 @@ def test_langchain_history_tools_feedback_and_example_loop(runner, embedder, nam
     assert [got[0].id, got[2].id, got[3].id] == ["h1", "a1", "h2"]
     # the AI message made only of a tool call is kept, with its call and a derived id
     assert got[1].tool_calls[0]["name"] == "recall" and got[1].id.startswith("msg-")
-    with pytest.raises(NotImplementedError, match="never deletes"):
-        history.clear()
+    other = GraphmemChatMessageHistory(mem, conversation_id="other-chat")
+    other.add_messages([HumanMessage("My sister lives in Porto.", id="o1")])
+    history.clear()
+    assert history.messages == [] and [m.id for m in other.messages] == ["o1"]
+    assert all("Lyon" not in item.text for item in mem.recall("Where did I move?", k=10).items)
+    [audit] = mem.audit_records()
+    assert audit["action"] == "forget" and audit["actor"] == "chat-history"
+    assert audit["counts"]["messages"] == 4
+    history.clear()  # idempotent: nothing left to forget
+    assert mem.audit_records()[0]["counts"]["messages"] == 0
+    history.add_messages([HumanMessage("I moved to Lyon last week.", id="h1"),
+                          HumanMessage("My cat is called Pixel.", id="h2")])
     remember, recall = memory_tools(mem, conversation_id="chat")
     assert "remembered" in remember.invoke({"content": "I like jazz.", "message_id": "t1"})
     assert remember.invoke({"content": "I like jazz.", "message_id": "t1"}) == "already remembered"

@@ -186,3 +186,24 @@ def test_memories_names_the_namespace_and_keeps_nodes_and_relationships_apart(
     nodes_cell, edges_cell = cells[-3], cells[-2]
     assert "Episode 3" in nodes_cell and "NEXT_EPISODE" not in nodes_cell
     assert "NEXT_EPISODE 2" in edges_cell and "Episode 3" not in edges_cell
+
+
+def test_forget_counts_first_and_needs_yes_outside_a_terminal(namespace, runner, embedder,
+                                                              seeded, cli_env) -> None:
+    from graphmem.cli.main import app
+
+    base = ["forget", "-n", namespace, "--conversation", KEEP, "--speaker", "user"]
+    preview = CliRunner().invoke(app, [*base, "--dry-run", "--json"])
+    assert preview.exit_code == 0, preview.output
+    assert json.loads(preview.stdout)["messages"] == 2
+    refused = CliRunner().invoke(app, base)
+    assert refused.exit_code == 1 and "add --yes" in " ".join(refused.stdout.split())
+    assert _snapshot(runner, embedder, namespace) == seeded
+    done = CliRunner().invoke(app, [*base, "--yes", "--json", "--actor", "ops"])
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.stdout)
+    assert report["messages"] == 2 and report["rebuilt"] == {"state": 1, "associative": 1}
+    assert report["nodes"]["Event"] == 2 and report["audit_id"]
+    assert _kept(runner, embedder, namespace) == ["k1"]
+    none = CliRunner().invoke(app, ["forget", "-n", namespace])
+    assert none.exit_code != 0 and "at least one selector" in " ".join(none.output.split())
