@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from graphmem import telemetry
 from graphmem.config import MAX_DIMENSION
 from graphmem.errors import ConfigurationError, EmbeddingDimensionError
 from graphmem.validation import validate_text
@@ -275,6 +277,8 @@ class ValidatingEmbedder:
 
     It also keeps the vectors of the last :data:`QUERY_CACHE` distinct queries, so the memories of
     one facade asked the same question (the combined retriever, ``mem.recall``) embed it once.
+    The time of the wrapped embedder's calls is the traced operations' ``graphmem.embed_ms``
+    (:mod:`graphmem.telemetry`; a cached query costs none).
 
     Raises (from both methods):
         EmptyTextError, InvalidInputError: bad text.
@@ -296,7 +300,9 @@ class ValidatingEmbedder:
         items = validate_texts(texts)
         if not items:
             return np.zeros((0, self._dimension), dtype=np.float32)
+        began = time.perf_counter()
         vectors = np.asarray(self.inner.embed_documents(items))
+        telemetry.add_embed_time((time.perf_counter() - began) * 1000)
         if vectors.ndim != 2 or vectors.shape[0] != len(items):
             raise EmbeddingDimensionError(
                 f"embedder returned shape {vectors.shape} for {len(items)} texts")
@@ -309,7 +315,9 @@ class ValidatingEmbedder:
             if cached is not None:
                 self._queries.move_to_end(text)
                 return cached.copy()
+        began = time.perf_counter()
         vector = np.asarray(self.inner.embed_query(text))
+        telemetry.add_embed_time((time.perf_counter() - began) * 1000)
         if vector.ndim != 1:
             raise EmbeddingDimensionError(f"embedder returned shape {vector.shape} for one query")
         checked = validate_vectors(vector.reshape(1, -1), self._dimension)[0]

@@ -9,7 +9,9 @@
     │   ├── EmptyTextError            empty or whitespace-only text
     │   ├── EmbeddingDimensionError   dimension 0, > 4096, NaN, or different from the index
     │   ├── TrajectoryError           a trajectory without actions, a malformed record
-    │   └── InputFormatError          a malformed JSON/JSONL line or file (names file and line)
+    │   ├── InputFormatError          a malformed JSON/JSONL line or file (names file and line)
+    │   │   └── FormatVersionError    a namespace export of a newer format version (names it)
+    │   └── NamespaceNotEmptyError    an import into a namespace that already holds nodes
     ├── QueryRegistryError            a Cypher file's header disagrees with its body (names the file)
     ├── UnknownQueryError             a query name that is not in the registry
     ├── MigrationError                a migration failed, or an applied one changed on disk
@@ -61,6 +63,16 @@ class TrajectoryError(InvalidInputError):
 
 class InputFormatError(InvalidInputError):
     """A malformed input file or line; the message names the file and the line number."""
+
+
+class FormatVersionError(InputFormatError):
+    """A namespace export written in a newer format version than this graphmem reads; the
+    message names the file, both versions and what to do."""
+
+
+class NamespaceNotEmptyError(InvalidInputError):
+    """An import into a namespace that already holds nodes and is not resuming the interrupted
+    import of the same file; the message names the namespace and what to do."""
 
 
 class QueryRegistryError(GraphmemError):

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphmem.embeddings import Embedder, ValidatingEmbedder
 from graphmem.errors import InvalidInputError
+from graphmem.facade_lifecycle import LifecycleVerbs
 from graphmem.graph.indexes import check_vector_dimension
 from graphmem.graph.runner import QueryRunner
 from graphmem.memory import IngestReport, Memory, RecallResult, memory_names, memory_spec
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-class GraphMemory:
+class GraphMemory(LifecycleVerbs):
     """Every registered memory on one Neo4j database and one namespace.
 
     Args:
@@ -179,7 +180,9 @@ class GraphMemory:
 
     def recall(self, query: str, k: int = 10, *,
                memories: Sequence[str] | None = None, since: datetime | None = None,
-               until: datetime | None = None) -> RecallResult[FusedItem]:
+               until: datetime | None = None,
+               as_of: datetime | None = None,
+               include_archived: bool = False) -> RecallResult[FusedItem]:
         """The ``k`` best items for ``query`` over several memories, fused by reciprocal rank
         fusion (each memory asked for 3·k items; the same conversation turn found by two
         memories is one item).
@@ -192,17 +195,21 @@ class GraphMemory:
                 datetimes; either may be None: open), passed to every memory's recall: events
                 and episodes by when they occurred, states by ``valid_from``, insights and
                 tasks by when they were recorded (``created_at``).
+            as_of: answer as at that instant (:mod:`graphmem.time_travel`: what had happened
+                and was learned by then, states judged then, insights active then).
+            include_archived: also conversation units archived by :meth:`retain`.
         Returns:
             :class:`~graphmem.memory.RecallResult` of :class:`graphmem.agent.FusedItem`: each
             item's ``memory`` and ``path`` come from its best-ranked occurrence, ``memories`` /
             ``ranks`` list every memory that found it, ``score`` is the RRF score.
         Raises:
-            EmptyTextError, InvalidInputError (k, unknown memory, a naive ``since`` / ``until``
-            or ``since >= until``), the memories' own errors.
+            EmptyTextError, InvalidInputError (k, unknown memory, a naive ``since`` / ``until`` /
+            ``as_of``, ``since >= until``), the memories' own errors.
         """
         from graphmem.agent import fused_recall
 
-        return fused_recall(self, query, k, memories=memories, since=since, until=until)
+        return fused_recall(self, query, k, memories=memories, since=since, until=until,
+                            as_of=as_of, include_archived=include_archived)
 
     def feedback(self, task: str, status: str, *, trajectory: Any = None,
                  retrieved: Sequence[Any] | None = None) -> TaskFeedback:
@@ -223,32 +230,6 @@ class GraphMemory:
         from graphmem.agent import record_feedback
 
         return record_feedback(self, task, status, trajectory=trajectory, retrieved=retrieved)
-
-    def forget(self, *, message_ids: Sequence[str] | None = None,
-               conversation_id: str | None = None, speaker: str | None = None,
-               actor: str | None = None, dry_run: bool = False) -> Any:
-        """Remove the selected messages and everything derived from them from every memory
-        (every given selector must match; at least one), rebuild what remains of their
-        conversations, and write an audit record (no content). Idempotent.
-        See :func:`graphmem.agent.forget.forget`.
-
-        Returns:
-            :class:`graphmem.agent.forget.ForgetReport` (messages, nodes / relationships
-            removed per label / type, audit id).
-        Raises:
-            InvalidInputError (no selector, a bad id; nothing written), IncompleteForgetError
-            (a rebuild failed: ``err.complete(mem)`` finishes it), DatabaseError subclasses.
-        """
-        from graphmem.agent.forget import forget
-
-        return forget(self, message_ids=message_ids, conversation_id=conversation_id,
-                      speaker=speaker, actor=actor, dry_run=dry_run)
-
-    def audit_records(self, limit: int = 100) -> list[dict[str, Any]]:
-        """This namespace's audit records, newest first (:func:`graphmem.agent.forget.audit_records`)."""
-        from graphmem.agent.forget import audit_records
-
-        return audit_records(self, limit)
 
     async def aadd(self, messages: Any, **options: Any) -> dict[str, IngestReport]:
         """``await``-able :meth:`add` (same arguments) in a worker thread."""
@@ -357,9 +338,10 @@ class GraphMemory:
                                 None if all_namespaces else self.namespace, repair=repair)
 
     def delete_namespace(self, batch_size: int = 10_000) -> int:
-        """Delete every node of this namespace (the labels of every registered memory, then its
-        audit records) with its relationships, in write transactions of at most ``batch_size`` nodes each (so a large
-        tenant never needs one huge transaction), until none is left. Other namespaces are not
+        """Delete every node of this namespace (the labels of every registered memory, its
+        audit records and retention policy) with its relationships, in write transactions of at
+        most ``batch_size`` nodes each (so a large tenant never needs one huge transaction),
+        until none is left. Other namespaces are not
         touched. Explicit and irreversible: memory edits archive, only this deletes.
 
         Returns:
@@ -371,12 +353,8 @@ class GraphMemory:
             raise InvalidInputError(f"batch_size must be a positive integer, got {batch_size!r}")
         total = 0
         while True:
-            rows = (self.runner.write("core/delete_namespace_batch", namespace=self.namespace,
-                                      batch=batch_size)
-                    or [{"deleted": 0}])
-            if int(rows[0]["deleted"]) == 0:  # then the namespace's audit trail
-                rows = self.runner.write("core/delete_audit_records_batch",
-                                         namespace=self.namespace, batch=batch_size)
+            rows = self.runner.write("core/delete_namespace_batch", namespace=self.namespace,
+                                     batch=batch_size)
             deleted = int(rows[0]["deleted"]) if rows else 0
             if deleted == 0:
                 logger.info("deleted namespace %r: %d nodes", self.namespace, total)

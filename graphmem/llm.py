@@ -68,6 +68,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
+from graphmem import telemetry
 from graphmem.errors import ControllerError
 from graphmem.llm_schema import (
     check_json_schema,
@@ -366,7 +367,8 @@ class LLMAccounting:
 
     Each operation builds its own :class:`LLMUsage` (returned on its result) and hands it to
     :meth:`_account`, which merges it into the total under a lock (operations may run in
-    threads, e.g. through ``arecall``).
+    threads, e.g. through ``arecall``) and adds it to the ``graphmem.llm.*`` metrics
+    (:mod:`graphmem.telemetry`).
     """
 
     def _llm_state(self) -> tuple[threading.Lock, LLMUsage]:
@@ -380,6 +382,8 @@ class LLMAccounting:
         lock, total = self._llm_state()
         with lock:
             total.merge(usage)
+        telemetry.record_llm_usage(usage, getattr(self, "name", None),
+                                   getattr(self, "namespace", None))
         return usage
 
     @property

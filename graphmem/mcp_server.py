@@ -6,11 +6,13 @@ Tools (one namespace per server, fixed at start):
 
 - ``remember(content, role="user", message_id=None, conversation_id="default", timestamp=None)``:
   store one message (state and associative memory); idempotent per ``message_id``;
-- ``recall(query, k=5, since=None, until=None)``: the fused recall over the memories holding
-  data; ``since`` / ``until`` are ISO 8601 text with an offset (read by
-  :func:`graphmem.timeparse.parse_timestamp`), the half-open window ``since <= t < until``;
-- ``recall_state(query, k=5, since=None, until=None)``: state memory only (current / past
-  states with validity), same window;
+- ``recall(query, k=5, since=None, until=None, as_of=None, include_archived=False)``: the fused
+  recall over the memories holding data; ``since`` / ``until`` are ISO 8601 text with an offset
+  (read by :func:`graphmem.timeparse.parse_timestamp`), the half-open window ``since <= t <
+  until``; ``as_of`` answers as at that time (:mod:`graphmem.time_travel`); ``include_archived``
+  also recalls units archived by retention;
+- ``recall_state(query, k=5, since=None, until=None, as_of=None, include_archived=False)``: state
+  memory only (current / past states with validity), same options;
 - ``feedback(task, status, trajectory=None)``: a task's outcome (``resolved`` / ``failed``) and
   optionally its actions;
 - ``recall_experience(task, k=3)``: past tasks similar to ``task`` with their decisions.
@@ -37,7 +39,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from graphmem.errors import ConfigurationError, GraphmemError, InvalidInputError
 from graphmem.names import validate_namespace
-from graphmem.timeparse import check_window
+from graphmem.time_travel import check_as_of
 from graphmem.validation import describe_validation_error
 
 if TYPE_CHECKING:
@@ -49,7 +51,9 @@ logger = logging.getLogger(__name__)
 TOOL_NAMES = ("remember", "recall", "recall_state", "feedback", "recall_experience", "forget")
 #: What the recall tools say of their time window.
 WINDOW_HELP = ("since / until: ISO 8601 times with an offset (e.g. 2023-01-01T00:00:00Z), "
-               "optional: only items with since <= time < until.")
+               "optional: only items with since <= time < until. as_of: an ISO 8601 time, "
+               "optional: answer as memory would have then (what had happened by then, "
+               "states judged then). include_archived: also units archived by retention.")
 
 
 def _sdk() -> tuple[type, type[Exception]]:
@@ -205,20 +209,25 @@ def build_server(namespace: str, opener: Callable[[str], GraphMemory] | None = N
                              "with the memory and graph path that found it and its source ids. "
                              + WINDOW_HELP)
     async def recall(query: str, k: int = 5, since: str | None = None,
-                     until: str | None = None) -> dict[str, Any]:
+                     until: str | None = None, as_of: str | None = None,
+                     include_archived: bool = False) -> dict[str, Any]:
         def run(mem: GraphMemory) -> dict[str, Any]:
-            start, end = check_window(since, until)
-            result = mem.recall(query, k, since=start, until=end)
+            start, end, when = check_as_of(since, until, as_of)
+            result = mem.recall(query, k, since=start, until=end, as_of=when,
+                                include_archived=include_archived)
             return {"query": query, "items": [_item(i) for i in result.items]}
         return await call(run)
 
     @server.tool(description="Recall states (what is true now, what was true before) and the "
                              "events behind them from state memory. " + WINDOW_HELP)
     async def recall_state(query: str, k: int = 5, since: str | None = None,
-                           until: str | None = None) -> dict[str, Any]:
+                           until: str | None = None,
+                           as_of: str | None = None,
+                           include_archived: bool = False) -> dict[str, Any]:
         def run(mem: GraphMemory) -> dict[str, Any]:
-            start, end = check_window(since, until)
-            result = mem.state.recall(query, k, since=start, until=end)
+            start, end, when = check_as_of(since, until, as_of)
+            result = mem.state.recall(query, k, since=start, until=end, as_of=when,
+                                      include_archived=include_archived)
             return {"query": query, "items": [_item(i) for i in result.items]}
         return await call(run)
 

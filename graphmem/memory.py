@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, Field
 
 from graphmem.errors import InvalidInputError
+from graphmem.instrumentation import instrument_memory
 from graphmem.llm import LLMAccounting, LLMUsage
 from graphmem.names import validate_namespace
 
@@ -235,7 +236,9 @@ class Memory(ABC, Generic[ItemT], LLMAccounting):
     """Base class of every memory: one namespace of one Neo4j database.
 
     Subclasses set :attr:`name` (the registry name) and implement :meth:`recall`,
-    :meth:`ingest` and :meth:`counts`.
+    :meth:`ingest` and :meth:`counts`. Every subclass's own ``recall`` and ``ingest`` are traced
+    (a ``graphmem.recall`` / ``graphmem.ingest`` span and metrics,
+    :mod:`graphmem.instrumentation`).
 
     Args:
         runner: the query runner of a migrated database.
@@ -248,13 +251,18 @@ class Memory(ABC, Generic[ItemT], LLMAccounting):
     """
 
     name: ClassVar[str]
-    #: For a memory that stores conversation messages: the Cypher folder of its three message
+    #: For a memory that stores conversation messages: the Cypher folder of its four message
     #: queries -- ``<folder>/find_messages`` (params namespace, message_ids, conversation,
     #: speaker; returns conversation, source_id), ``<folder>/conversation_messages`` (namespace,
     #: conversation; returns source_id, text, speaker, session, occurred_at, seq, message_json
-    #: in conversation order) and ``<folder>/delete_conversations`` (namespace, conversations)
-    #: -- which ``GraphMemory.forget`` runs (:mod:`graphmem.agent.forget`). None: no messages.
+    #: in conversation order), ``<folder>/lock_conversations`` and
+    #: ``<folder>/delete_conversations`` (namespace, conversations) -- which
+    #: ``GraphMemory.forget`` runs (:mod:`graphmem.agent.forget`). None: no messages.
     message_queries: ClassVar[str | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        instrument_memory(cls)
 
     def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str = "default",
                  llm: Any | None = None):

@@ -4,6 +4,7 @@ question side by side costs about the slowest of them rather than their sum."""
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -32,13 +33,14 @@ def _executor() -> ThreadPoolExecutor:
 
 def run_all(calls: Sequence[Callable[[], T]]) -> list[T]:
     """Run ``calls`` at once and return their results in the order given: the first in the
-    caller's thread, the others in the shared worker pool. Every call is waited for; the first
-    error (in the order given) is raised after all of them ended.
+    caller's thread, the others in the shared worker pool, each in a copy of the caller's
+    context (``contextvars``: the current trace span is their parent). Every call is waited
+    for; the first error (in the order given) is raised after all of them ended.
 
     Raises:
         Whatever a call raises.
     """
-    futures = [_executor().submit(call) for call in calls[1:]]
+    futures = [_executor().submit(contextvars.copy_context().run, call) for call in calls[1:]]
     first: BaseException | None = None
     results: list[T] = []
     if calls:

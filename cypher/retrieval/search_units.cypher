@@ -1,5 +1,5 @@
-// description: one hybrid-retrieval round over the units (Event: state memory, Episode: associative memory) of one namespace: per-namespace BM25 statistics (N, avgdl -- read only when $stats is null, else the vector cache's [N, avgdl] at its token -- and df per query term not in $known_terms, whose df the cache holds) and the vector-cache token (the unit version of the namespace: how many write locks its conversations have -- ConversationLock for Event, Timeline for Episode -- and the sum of their unit_version, which every transaction that writes a unit vector raises; a read of the namespace's few lock nodes, whatever its number of units), the lexical candidates: with $lexical_cached the given $lexical_ids (the vector cache's exact per-namespace BM25 top $lexical_k, already in the window; the full-text index is not queried), else the full-text index's top $lexical_k for $lucene_query (namespace token required; ranked by Lucene with index-wide statistics); with $cached the dense candidates are the given $dense_ids / $dense_sims (the in-process vector cache scored them; no stored vector is read and dense is null for the other units), else dense candidates (exact scan when the namespace is small or the vector index is starved, else the oversampled vector index); a unit's dense score is the best cosine of its window vector (embedding) and the vectors of its passages (passage_embeddings: a long message's passages, flat, passage i the slice [i*d, (i+1)*d), as many as passage_spans names; units without them, also those written before passages existed, score by their window vector alone) in the exact scan and in the dense column of every unit, the index of the passage that gave it in the passage column (-1: the window vector; null with $cached, whose engine fills it from the cache), while the vector-index path picks and scores its candidates by the window vector alone (the index holds one vector per unit), the session neighbours of every candidate (prev_id / next_id, the NEXT_TURN edge's ends) and the unit count of every speaker among them not in $known_speakers (the cache holds the others'); each unit is a list in the column order of graphmem.retrieval.engine.UNIT_COLUMNS (lists, not maps, and the time as text: the answer is read faster); $guard skips stored vectors cosine cannot score (wrong width, not finite, all zero) element by element, the slow path run only after the fast one met such a vector; $since / $until (epoch microseconds of the UTC instant, or null: open; occurred_at compared as its instant, whatever its offset) keep only the units with since <= occurred_at < until as lexical, dense (index, scan) and neighbour candidates, before each top-k (the BM25 statistics stay the namespace's; the cache's $dense_ids are already in the window)
-// params: namespace, ns_token, lucene_query, terms, known_terms, known_speakers, stats, embedding, lexical_k, dense_k, oversample, exact_limit, df_cap, guard, cached, dense_ids, dense_sims, since, until, lexical_cached, lexical_ids
+// description: one hybrid-retrieval round over the units (Event: state memory, Episode: associative memory) of one namespace: per-namespace BM25 statistics (N, avgdl -- read only when $stats is null, else the vector cache's [N, avgdl] at its token -- and df per query term not in $known_terms, whose df the cache holds) and the vector-cache token (the unit version of the namespace: how many write locks its conversations have -- ConversationLock for Event, Timeline for Episode -- and the sum of their unit_version, which every transaction that writes a unit vector raises; a read of the namespace's few lock nodes, whatever its number of units), the lexical candidates: with $lexical_cached the given $lexical_ids (the vector cache's exact per-namespace BM25 top $lexical_k, already in the window; the full-text index is not queried), else the full-text index's top $lexical_k for $lucene_query (namespace token required; ranked by Lucene with index-wide statistics); with $cached the dense candidates are the given $dense_ids / $dense_sims (the in-process vector cache scored them; no stored vector is read and dense is null for the other units), else dense candidates (exact scan when the namespace is small or the vector index is starved, else the oversampled vector index); a unit's dense score is the best cosine of its window vector (embedding) and the vectors of its passages (passage_embeddings: a long message's passages, flat, passage i the slice [i*d, (i+1)*d), as many as passage_spans names; units without them, also those written before passages existed, score by their window vector alone) in the exact scan and in the dense column of every unit, the index of the passage that gave it in the passage column (-1: the window vector; null with $cached, whose engine fills it from the cache), while the vector-index path picks and scores its candidates by the window vector alone (the index holds one vector per unit), the session neighbours of every candidate (prev_id / next_id, the NEXT_TURN edge's ends) and the unit count of every speaker among them not in $known_speakers (the cache holds the others'); each unit is a list in the column order of graphmem.retrieval.engine.UNIT_COLUMNS (lists, not maps, and the time as text: the answer is read faster); $guard skips stored vectors cosine cannot score (wrong width, not finite, all zero) element by element, the slow path run only after the fast one met such a vector; $since / $until (epoch microseconds of the UTC instant, or null: open; occurred_at compared as its instant, whatever its offset) keep only the units with since <= occurred_at < until as lexical, dense (index, scan) and neighbour candidates, before each top-k (the BM25 statistics stay the namespace's; the cache's $dense_ids are already in the window); archived units (archived_at set by retention, graphmem.agent.retention) are no lexical, dense (cache ids, index, scan) or neighbour candidates unless $include_archived: an archived unit carries the namespace's archived token ($archived_token) instead of $ns_token, so $lucene_query (which requires $ns_token, or either token with $include_archived) never returns it, and every other side filters archived_at; the BM25 statistics (N, avgdl, df: counted over both tokens) and speaker counts stay the namespace's, archived units included
+// params: namespace, ns_token, lucene_query, terms, known_terms, known_speakers, stats, embedding, lexical_k, dense_k, oversample, exact_limit, df_cap, guard, cached, dense_ids, dense_sims, since, until, lexical_cached, lexical_ids, include_archived, archived_token
 // returns: n_units, avg_length, n_locks, unit_version, dfs, dense_mode, units, speakers
 // mode: read
 // values: plain
@@ -20,7 +20,8 @@ CALL () {
   UNWIND [t IN $terms WHERE NOT t IN $known_terms] AS term
   CALL (term) {
     CALL db.index.fulltext.queryNodes('unit_lexical_{{unit}}',
-         '+ns_token:' + $ns_token + ' +lexical_terms:' + term, {limit: $df_cap}) YIELD node
+         '+(ns_token:' + $ns_token + ' ns_token:' + $archived_token + ') +lexical_terms:' + term,
+         {limit: $df_cap}) YIELD node
     RETURN count(node) AS df
   }
   RETURN collect([term, df]) AS dfs
@@ -31,7 +32,7 @@ CALL () {
     WITH 1 AS one WHERE NOT $lexical_cached
     CALL db.index.fulltext.queryNodes('unit_lexical_{{unit}}', $lucene_query, {limit: $lexical_k})
          YIELD node
-    WHERE node.namespace = $namespace
+    WHERE node.namespace = $namespace AND ($include_archived OR node.archived_at IS NULL)
       AND ($since IS NULL OR node.occurred_at.epochMillis * 1000 + node.occurred_at.microsecond % 1000 >= $since)
       AND ($until IS NULL OR node.occurred_at.epochMillis * 1000 + node.occurred_at.microsecond % 1000 < $until)
     RETURN node
@@ -39,7 +40,7 @@ CALL () {
     WITH 1 AS one WHERE $lexical_cached
     UNWIND $lexical_ids AS lid
     MATCH (node:{{Unit}} {id: lid})
-    WHERE node.namespace = $namespace
+    WHERE node.namespace = $namespace AND ($include_archived OR node.archived_at IS NULL)
     RETURN node
   }
   RETURN collect(node) AS lexical_nodes
@@ -48,13 +49,14 @@ CALL () {
   WITH 1 AS one WHERE $cached
   UNWIND $dense_ids AS did
   MATCH (u:{{Unit}} {id: did})
-  WHERE u.namespace = $namespace
+  WHERE u.namespace = $namespace AND ($include_archived OR u.archived_at IS NULL)
   RETURN collect(u) AS cached_nodes
 }
 CALL (n_units) {
   WITH n_units WHERE NOT $cached AND n_units > $exact_limit
   CALL db.index.vector.queryNodes('{{unit}}_embedding', $oversample, $embedding) YIELD node, score
   WITH node, score WHERE node.namespace = $namespace
+    AND ($include_archived OR node.archived_at IS NULL)
     AND ($since IS NULL OR node.occurred_at.epochMillis * 1000 + node.occurred_at.microsecond % 1000 >= $since)
     AND ($until IS NULL OR node.occurred_at.epochMillis * 1000 + node.occurred_at.microsecond % 1000 < $until)
   WITH node, score ORDER BY score DESC LIMIT $dense_k
@@ -64,6 +66,7 @@ CALL (n_units, ann_nodes) {
   WITH n_units, ann_nodes WHERE NOT $cached AND (n_units <= $exact_limit OR size(ann_nodes) < $dense_k)
   MATCH (u:{{Unit}} {namespace: CASE WHEN $cached THEN null ELSE $namespace END})
   WHERE size(u.embedding) = size($embedding)
+    AND ($include_archived OR u.archived_at IS NULL)
     AND ($since IS NULL OR u.occurred_at.epochMillis * 1000 + u.occurred_at.microsecond % 1000 >= $since)
     AND ($until IS NULL OR u.occurred_at.epochMillis * 1000 + u.occurred_at.microsecond % 1000 < $until)
     AND (NOT $guard OR (all(x IN u.embedding WHERE -1.0e300 < x < 1.0e300)
@@ -101,6 +104,7 @@ CALL (seed_ids, dense_nodes, lexical_only) {
   WITH DISTINCT nid WHERE nid IS NOT NULL AND NOT nid IN seed_ids
   MATCH (x:{{Unit}} {id: nid})
   WHERE x.namespace = $namespace
+    AND ($include_archived OR x.archived_at IS NULL)
     AND ($since IS NULL OR x.occurred_at.epochMillis * 1000 + x.occurred_at.microsecond % 1000 >= $since)
     AND ($until IS NULL OR x.occurred_at.epochMillis * 1000 + x.occurred_at.microsecond % 1000 < $until)
   RETURN collect(x) AS around

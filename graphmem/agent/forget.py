@@ -3,12 +3,14 @@
 ``GraphMemory.forget(message_ids=..., conversation_id=..., speaker=...)`` selects stored
 messages (every given selector must match; at least one is required) and removes them for
 real, in every memory that stores conversation messages (a memory whose class sets
-:attr:`graphmem.memory.Memory.message_queries`: state and associative memory):
+:attr:`graphmem.memory.Memory.message_queries`: state and associative memory), memory by
+memory (each deleted and rebuilt before the next is touched):
 
-1. each memory's ``find_messages`` query lists the selected messages per conversation;
-2. each affected conversation's remaining messages are read (``conversation_messages``) before
-   anything is written;
-3. the memory's ``delete_conversations`` query deletes, in one statement, everything it holds
+1. the memory's ``find_messages`` query lists the selected messages per conversation;
+2. each affected conversation's messages are read (``conversation_messages``);
+3. in one write transaction per memory, ``lock_conversations`` takes the conversations' write
+   locks (a concurrent add waits), their messages are read again (a message added since the
+   plan restarts it), and ``delete_conversations`` deletes, in one statement, everything it holds
    of those conversations (units, passages and their vectors, states, topics, people, episodes,
    themes, locks) and the shared nodes left without support (semantic units, tags, cues; a
    cue's content counter is recounted). Neo4j's full-text and vector indexes drop deleted nodes
@@ -41,7 +43,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field
 
 from graphmem.conversations import Conversation, Turn
-from graphmem.errors import IncompleteForgetError, InvalidInputError
+from graphmem.errors import DatabaseError, IncompleteForgetError, InvalidInputError
+from graphmem.instrumentation import traced
 from graphmem.names import check_key
 
 if TYPE_CHECKING:
@@ -51,6 +54,8 @@ logger = logging.getLogger(__name__)
 
 #: Most message ids one forget accepts (a longer list: call again with the rest).
 MAX_MESSAGE_IDS = 100_000
+#: Plans of one memory's delete a forget tries while concurrent adds change its conversations.
+PLAN_ATTEMPTS = 3
 
 
 class ForgetReport(BaseModel):
@@ -167,6 +172,12 @@ def _flat_counts(mem: GraphMemory) -> tuple[dict[str, int], dict[str, int]]:
     return nodes, rels
 
 
+def _span_attributes(report: ForgetReport) -> dict[str, Any]:
+    return {"messages": report.messages, "conversations": len(report.conversations),
+            "nodes_removed": sum(report.nodes.values()), "dry_run": report.dry_run}
+
+
+@traced("graphmem.forget", _span_attributes)
 def forget(mem: GraphMemory, *, message_ids: Sequence[str] | None = None,
            conversation_id: str | None = None, speaker: str | None = None,
            actor: str | None = None, dry_run: bool = False,
@@ -215,35 +226,32 @@ def forget(mem: GraphMemory, *, message_ids: Sequence[str] | None = None,
     if dry_run:
         report.seconds = time.perf_counter() - began
         return report
-    # read every remaining message before the first write, so a failure can hand them back
-    remaining: list[tuple[str, str, list[dict[str, Any]]]] = []
-    for name, memory in stores:
-        for conv, ids in sorted(found.get(name, {}).items()):
-            rows = mem.runner.read(f"{memory.message_queries}/conversation_messages",
-                                   namespace=ns, conversation=conv)
-            remaining.append((name, conv, [r for r in rows if r["source_id"] not in ids]))
     nodes_before, rels_before = _flat_counts(mem)
     rebuilt: dict[str, int] = {}
-    for name, memory in stores:
-        convs = sorted(found.get(name, {}))
-        if convs:
-            mem.runner.write(f"{memory.message_queries}/delete_conversations", namespace=ns,
-                             conversations=convs)
-    _reset_caches(mem, report.conversations)
-    pending = [(name, rebuild_conversation(conv, rows)) for name, conv, rows in remaining if rows]
-    for index, (name, conversation) in enumerate(pending):
+    for name, memory in stores:  # each memory deleted and rebuilt before the next is touched
+        if not found.get(name):
+            continue
         try:
-            mem.memory(name).ingest([conversation])
-        except Exception as exc:
-            raise IncompleteForgetError(
-                f"forget removed {report.messages} messages of {', '.join(report.conversations)} "
-                f"but rebuilding the {len(conversation.turns)} remaining messages of "
-                f"{conversation.id!r} in {name} memory failed with {type(exc).__name__}: {exc}. "
-                "err.complete(mem) (or mem.memory(name).ingest([conversation]) for each of "
-                "err.pending) completes it", pending=pending[index:]) from exc
-        rebuilt[name] = rebuilt.get(name, 0) + len(conversation.turns)
-        if progress is not None:
-            progress(len(conversation.turns))
+            pending = _delete(mem, name, memory.message_queries, found[name])
+        except DatabaseError as exc:
+            done = [n for n in rebuilt] or "none"
+            raise type(exc)(f"{exc} (memories already forgotten: {done}; forget is idempotent: "
+                            "call it again to finish)") from exc
+        _reset_caches(mem, report.conversations)
+        for index, (_, conversation) in enumerate(pending):
+            try:
+                mem.memory(name).ingest([conversation])
+            except Exception as exc:
+                raise IncompleteForgetError(
+                    f"forget removed the selected messages of {', '.join(report.conversations)} "
+                    f"from {name} memory but rebuilding the {len(conversation.turns)} remaining "
+                    f"messages of {conversation.id!r} failed with {type(exc).__name__}: {exc}. "
+                    "err.complete(mem) completes the rebuild; then call forget again for the "
+                    "other memories", pending=pending[index:]) from exc
+            if progress is not None:
+                progress(len(conversation.turns))
+        rebuilt[name] = sum(len(c.turns) for _, c in pending)
+    rebuilt = {name: n for name, n in rebuilt.items() if n}
     _reset_caches(mem, report.conversations)
     nodes_after, rels_after = _flat_counts(mem)
     report.rebuilt = rebuilt
@@ -261,6 +269,55 @@ def forget(mem: GraphMemory, *, message_ids: Sequence[str] | None = None,
                 report.messages, len(report.conversations), sum(report.nodes.values()),
                 report.seconds)
     return report
+
+
+class _Changed(Exception):
+    """A conversation changed between the plan of a forget and its delete transaction."""
+
+
+def _delete(mem: GraphMemory, name: str, folder: str,
+            forgotten: dict[str, set[str]]) -> list[tuple[str, Conversation]]:
+    """Delete ``forgotten``'s conversations (``{conversation: forgotten source ids}``) from one
+    memory, returning what to rebuild: ``[(name, Conversation of the remaining messages)]``.
+
+    One write transaction locks the conversations (``<folder>/lock_conversations``: a
+    concurrent add waits), reads their messages again and deletes them only when those are the
+    messages planned from; a message added in between restarts the plan (at most
+    :data:`PLAN_ATTEMPTS` times), so no concurrent add is deleted unseen.
+
+    Raises:
+        DatabaseError: the conversations kept changing (naming them).
+    """
+    convs = sorted(forgotten)
+    ns = mem.namespace
+    runner = mem.runner
+    for _ in range(PLAN_ATTEMPTS):
+        planned = {conv: runner.read(f"{folder}/conversation_messages", namespace=ns,
+                                     conversation=conv) for conv in convs}
+
+        def work(tx: Any) -> None:
+            runner.run_in(tx, f"{folder}/lock_conversations", namespace=ns, conversations=convs)
+            for conv in convs:
+                now = runner.run_in(tx, f"{folder}/conversation_messages", namespace=ns,
+                                    conversation=conv)
+                if [r["source_id"] for r in now] != [r["source_id"] for r in planned[conv]]:
+                    raise _Changed(conv)
+            runner.run_in(tx, f"{folder}/delete_conversations", namespace=ns,
+                          conversations=convs)
+
+        try:
+            runner.transaction("write", work, name=f"{folder}/delete_conversations")
+        except _Changed as changed:
+            logger.info("forget in %s: conversation %s of %s memory changed; planning again",
+                        ns, changed, name)
+            continue
+        return [(name, rebuild_conversation(conv, [r for r in planned[conv]
+                                                   if r["source_id"] not in forgotten[conv]]))
+                for conv in convs
+                if any(r["source_id"] not in forgotten[conv] for r in planned[conv])]
+    raise DatabaseError(f"forget in {ns!r}: conversations {convs} of {name} memory kept "
+                        f"changing during {PLAN_ATTEMPTS} attempts; nothing was deleted from "
+                        f"{name} memory: try again when the writes have settled")
 
 
 def _reset_caches(mem: GraphMemory, conversations: Sequence[str]) -> None:

@@ -31,13 +31,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from graphmem.instrumentation import traced_recall
 from graphmem.embeddings import validate_texts
 from graphmem.errors import InvalidInputError
 from graphmem.llm import LLMUsage
 from graphmem.memory import MAX_K, RecallItem, RecallResult, Round, check_count, memory_spec
 from graphmem.parallel import ask_all
 from graphmem.retrievers.fusion import RRF_K, put_superseded_after, reciprocal_rank_fusion
-from graphmem.timeparse import check_window
+from graphmem.time_travel import check_as_of
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -156,24 +157,33 @@ def fuse_results(results: Sequence[tuple[RecallResult, list[Document]]], k: int,
     return out
 
 
-def takes_window(memory: Any) -> bool:
-    """Whether ``memory.recall`` accepts ``since`` and ``until`` (every built-in memory does; a
-    memory registered later may not)."""
+def takes_window(memory: Any, keys: Sequence[str] = ("since", "until")) -> bool:
+    """Whether ``memory.recall`` accepts every one of ``keys`` (``since`` / ``until`` /
+    ``as_of``: every built-in memory does; a memory registered later may not)."""
     import inspect
 
     params = inspect.signature(memory.recall).parameters
-    return ("since" in params and "until" in params) or any(
+    return all(key in params for key in keys) or any(
         p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
+@traced_recall("fused")
 def fused_recall(mem: GraphMemory, query: str, k: int = 10, *,
                  memories: Sequence[str] | None = None, since: datetime | None = None,
-                 until: datetime | None = None) -> RecallResult[FusedItem]:
+                 until: datetime | None = None,
+                 as_of: datetime | None = None,
+                 include_archived: bool = False) -> RecallResult[FusedItem]:
     """The ``k`` best items for ``query`` over ``memories`` (default: those holding data).
 
     ``since`` / ``until`` (time-zone-aware datetimes, either may be None) limit every memory's
     recall to the half-open window ``since <= t < until`` (see each memory's ``recall`` for the
     time its items have); each memory applies it in its queries, before its own top-k.
+    ``as_of`` (aware datetime or None) asks every memory to answer as at that instant
+    (:mod:`graphmem.time_travel`): states are judged then, so a state superseded by then never
+    outranks the state that held then.
+    ``include_archived`` asks the memories whose recall takes it (state and associative: the
+    conversation units retention archives, :mod:`graphmem.agent.retention`) for archived units
+    too; the others hold no archived unit and are asked without it.
 
     Returns:
         :class:`RecallResult` with ``memory="fused"``; one :class:`Round` per memory asked
@@ -188,8 +198,13 @@ def fused_recall(mem: GraphMemory, query: str, k: int = 10, *,
     began = time.perf_counter()
     validate_texts([query], what="query")
     check_count("k", k)
-    since, until = check_window(since, until)
-    window = {} if since is None and until is None else {"since": since, "until": until}
+    if not isinstance(include_archived, bool):
+        raise InvalidInputError(f"include_archived must be True or False, got {include_archived!r}")
+    since, until, as_of = check_as_of(since, until, as_of)
+    window: dict[str, datetime | None] = (
+        {} if since is None and until is None else {"since": since, "until": until})
+    if as_of is not None:
+        window["as_of"] = as_of
     if memories is not None:
         if isinstance(memories, str):
             memories = [memories]
@@ -205,15 +220,17 @@ def fused_recall(mem: GraphMemory, query: str, k: int = 10, *,
     names = default_memories(mem) if memories is None else list(memories)
     fetch = min(MAX_K, FETCH_FACTOR * k)
     for name in names if window else ():
-        if not takes_window(mem.memory(name)):
+        if not takes_window(mem.memory(name), sorted(window)):
             raise InvalidInputError(f"memory {name!r} cannot limit its recall to a time window "
-                                    "(its recall takes no since / until); leave it out of "
-                                    "memories or recall without since / until")
+                                    f"(its recall takes no {' / '.join(sorted(window))}); leave "
+                                    "it out of memories or recall without them")
 
     def one(name: str) -> tuple[RecallResult, list[Document], float]:
         started = time.perf_counter()
         memory = mem.memory(name)
-        result = memory.recall(query, k=fetch, **window)
+        archived = ({"include_archived": True} if include_archived
+                    and takes_window(memory, ("include_archived",)) else {})
+        result = memory.recall(query, k=fetch, **window, **archived)
         return result, memory.documents(result), round((time.perf_counter() - started) * 1000, 3)
 
     answers = ask_all(mem.embedder, query, [lambda name=name: one(name) for name in names])

@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict
 from graphmem.agent.messages import Message, to_conversation, validate_messages
 from graphmem.conversations import Conversation, validate_conversation
 from graphmem.errors import InvalidInputError, PartialWriteError, TrajectoryError
+from graphmem.instrumentation import traced
+from graphmem.llm import usage_totals
 from graphmem.memory import IngestReport, RecallItem, memory_spec
 from graphmem.names import MAX_KEY_BYTES
 from graphmem.validation import validate_model, validate_text
@@ -83,6 +85,14 @@ def final_messages(conversation: Conversation) -> list[Message]:
             for t in conversation.turns]
 
 
+def _add_attributes(reports: dict[str, IngestReport]) -> dict[str, Any]:
+    """The ``graphmem.add`` span's attributes: messages read, memories written, created."""
+    return {"messages": max((r.inputs for r in reports.values()), default=0),
+            "memories": list(reports),
+            "created": sum(sum(r.created.values()) for r in reports.values())}
+
+
+@traced("graphmem.add", _add_attributes)
 def add_messages(mem: GraphMemory, messages: Any, *, conversation_id: str = "default",
                  session_id: str | None = None,
                  memories: Sequence[str] = DEFAULT_ADD_MEMORIES) -> dict[str, IngestReport]:
@@ -209,6 +219,18 @@ def _actions(trajectory: Any) -> list[str]:
     return [s.action for s in steps] if steps is not None else []
 
 
+def _feedback_attributes(feedback: TaskFeedback) -> dict[str, Any]:
+    """The ``graphmem.feedback`` span's attributes: status, decisions, created, LLM use."""
+    insight, experience = feedback.insight, feedback.experience
+    created = sum(insight.created.values()) + (
+        sum(experience.created.values()) if experience is not None else 0)
+    calls, tokens_in, tokens_out = usage_totals(insight.llm_usage)
+    return {"status": insight.status, "decisions": len(insight.decisions), "created": created,
+            "trajectory": experience is not None, "llm_calls": calls,
+            "llm_tokens": tokens_in + tokens_out}
+
+
+@traced("graphmem.feedback", _feedback_attributes)
 def record_feedback(mem: GraphMemory, task: str, status: str, *, trajectory: Any = None,
                     retrieved: Sequence[Any] | None = None) -> TaskFeedback:
     """Record a task's outcome: insight memory's feedback (evidence for or against the insights

@@ -12,6 +12,7 @@ Construction rows: :mod:`graphmem.associative.construction`; the rounds:
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -40,7 +41,7 @@ from graphmem.names import node_id
 from graphmem.retrieval import HybridSearch
 from graphmem.retrieval.fusion import FusionParams
 from graphmem.retrieval.text import index_terms
-from graphmem.timeparse import check_window
+from graphmem.time_travel import check_as_of
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -204,7 +205,8 @@ class AssociativeMemory(Memory[AssociativeItem]):
         whole = not context["stored"]
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-encode") as pool:
             # one encode call: the windows, then the long turns' passages
-            encoding = pool.submit(self.embedder.embed_documents,
+            encoding = pool.submit(contextvars.copy_context().run,  # traced with the ingest
+                                   self.embedder.embed_documents,
                                    plan["windows"] + plan["passage_texts"])
             try:
                 rows = build_rows(new, extractor, self.namespace, plan)
@@ -253,7 +255,9 @@ class AssociativeMemory(Memory[AssociativeItem]):
     def recall(self, query: str, k: int = 10, *, max_rounds: int | None = None,
                structure: Structure | None = None,
                config: ReconstructionConfig | None = None, since: datetime | None = None,
-               until: datetime | None = None) -> RecallResult[AssociativeItem]:
+               until: datetime | None = None,
+               as_of: datetime | None = None,
+               include_archived: bool = False) -> RecallResult[AssociativeItem]:
         """Active multi-step reconstruction (MRAgent section 4 / 6) on the retrieval engine.
 
         Round 1 (``seed``): :class:`graphmem.retrieval.HybridSearch` over the namespace's Episodes
@@ -277,20 +281,25 @@ class AssociativeMemory(Memory[AssociativeItem]):
                 (``occurred_at``; time-zone-aware datetimes, either may be None: open): the
                 seed round's candidates, and so every content reconstruction can lift, are
                 the window's episodes (filtered in the query, before its top-k cuts).
+            as_of: answer as at this instant (aware; :mod:`graphmem.time_travel`): only
+                episodes that occurred by then (narrows ``until``).
+            include_archived: also episodes archived by retention (:mod:`graphmem.agent.retention`;
+                default: archived episodes are no seed candidates, so no round reaches them).
         Returns:
             :class:`~graphmem.memory.RecallResult` of :class:`AssociativeItem` (score = engine
             final score), ``rounds`` from 1 (seed) with ``details`` active_cues / candidates /
             selected_tags / stop / stop_reason; ``timings`` in ms (embed, search, total).
         Raises:
             EmptyTextError: empty question. InvalidInputError: k or max_rounds out of range; a
-                naive ``since`` / ``until`` or ``since >= until`` (naming the value).
+                naive ``since`` / ``until`` / ``as_of``, ``since >= until`` or ``since`` after
+                ``as_of`` (naming the value).
             ControllerError: invalid LLM routing output twice.
         """
         began = time.perf_counter()
         if not isinstance(query, str) or not query.strip():
             raise EmptyTextError(f"question is empty: {query!r}")
         check_count("k", k)
-        since, until = check_window(since, until)
+        since, until, _ = check_as_of(since, until, as_of)
         cfg = (config or self.config).model_copy()
         if max_rounds is not None:
             cfg.steps = check_count("max_rounds", max_rounds, high=20) - 1
@@ -304,7 +313,8 @@ class AssociativeMemory(Memory[AssociativeItem]):
         q_vec = self.embedder.embed_query(query)  # the one model call of a recall
         embedded = time.perf_counter()
         search = HybridSearch(self.runner, "Episode", self.fusion)
-        row = search.fetch(self.namespace, query, q_vec, since=since, until=until)
+        row = search.fetch(self.namespace, query, q_vec, since=since, until=until,
+                           include_archived=include_archived)
         terms = index_terms(query)
         ranked = search.rank(row, terms, cfg.pool)
         trace: list[RoundTrace] = [RoundTrace(

@@ -1,10 +1,11 @@
 """``graphmem``: the command line.
 
-Sub-commands: ``neo4j``, ``migrate``, ``memories``, ``demo``, ``forget``, one group per registered memory
-(``insight``, ``experience``, ``state``, ``associative``, ...), ``eval``, ``bench``, ``mcp`` and
-``shell``. Nothing here imports torch or the Neo4j driver at import time: ``--help`` and the
-commands that embed nothing never load them (tests/unit/cli/test_light_imports.py). The global
-``-v`` turns on INFO logging of the ``graphmem`` logger on stderr (``-vv``: DEBUG).
+Sub-commands: ``neo4j``, ``migrate``, ``memories``, ``demo``, ``forget``, ``export``,
+``import``, one group per registered memory (``insight``, ``experience``, ``state``,
+``associative``, ...), ``eval``, ``bench``, ``mcp`` and ``shell``. Nothing here imports torch
+or the Neo4j driver at import time: ``--help`` and the commands that embed nothing never load
+them (tests/unit/cli/test_light_imports.py). The global ``-v`` turns on INFO logging of the
+``graphmem`` logger on stderr (``-vv``: DEBUG).
 
 Sub-command modules are mounted from one list, :data:`COMMAND_MODULES`, each exposing ``app``
 (a ``typer.Typer``; one with a single command is mounted as that command). A memory's group is
@@ -77,6 +78,9 @@ COMMAND_MODULES: dict[str, str] = {
     "mcp": "graphmem.cli.mcp",
     "shell": "graphmem.cli.shell",
     "forget": "graphmem.cli.forget",
+    "retain": "graphmem.cli.retain",
+    "export": "graphmem.cli.namespace_export",
+    "import": "graphmem.cli.namespace_import",
 }
 
 

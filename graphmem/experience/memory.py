@@ -38,7 +38,8 @@ from graphmem.experience.matching import fgw_match
 from graphmem.experience.store import CrossInsight, ExperienceStore
 from graphmem.experience.trajectories import Trajectory, as_trajectory, read_trajectories
 from graphmem.graph.runner import QueryRunner
-from graphmem.timeparse import check_window, window_params
+from graphmem.time_travel import check_as_of
+from graphmem.timeparse import window_params
 from graphmem.llm import LLMUsage
 from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallItem, RecallResult,
                              Round, check_count, check_number)
@@ -249,8 +250,8 @@ class ExperienceMemory(Memory[ExperienceItem]):
 
     # ------------------------------------------------------------------ recall
     def recall(self, query: str, k: int = 3, *, t: int = 2, with_rules: bool = True,
-               since: datetime | None = None,
-               until: datetime | None = None) -> RecallResult[ExperienceItem]:
+               since: datetime | None = None, until: datetime | None = None,
+               as_of: datetime | None = None) -> RecallResult[ExperienceItem]:
         """EMG eq. 7: the top-``k`` tasks (K) by cosine of their query embedding, each with its
         intra-task insight and the cross-task insights of its top-``t`` (T) incident edges
         (neighbours ranked by their own similarity to ``query``).
@@ -266,6 +267,8 @@ class ExperienceMemory(Memory[ExperienceItem]):
                 node's ``created_at``: a trajectory carries no time of its own); neighbours of
                 the cross-task insights are held to it too. Applied in the query, before the
                 top-k cut.
+            as_of: answer as at this instant (aware; :mod:`graphmem.time_travel`): only tasks
+                recorded by then (narrows ``until``).
         Returns:
             :class:`~graphmem.memory.RecallResult` of :class:`ExperienceItem` (score = cosine);
             one round ``recall_tasks``; ``timings`` in ms (embed, search, total).
@@ -277,7 +280,8 @@ class ExperienceMemory(Memory[ExperienceItem]):
         validate_texts([query], what="query")
         check_count("k", k)
         check_count("t", t, low=0)
-        window = window_params(*check_window(since, until))
+        since, until, _ = check_as_of(since, until, as_of)
+        window = window_params(since, until)
         embedding = [float(x) for x in self.embedder.embed_query(query)]
         embedded = time.perf_counter()
         tasks = self.store.find_tasks(embedding, k, window)

@@ -15,6 +15,7 @@ import neo4j
 from neo4j import exceptions as ne
 from neo4j.api import BookmarkManager
 
+from graphmem import telemetry
 from graphmem.errors import QueryError, InvalidInputError, translate_neo4j_error
 from graphmem.graph.registry import CypherQuery, CypherRegistry
 from graphmem.retrieval.vectors import VectorCache
@@ -137,8 +138,11 @@ class QueryRunner:
 
         def work(tx: neo4j.ManagedTransaction) -> list[Record]:
             if query.plain:  # '// values: plain': no graph entity to convert
-                return [dict(record.items()) for record in tx.run(query.text, sent)]
-            return [record.data() for record in tx.run(query.text, sent)]
+                records = [dict(record.items()) for record in tx.run(query.text, sent)]
+            else:
+                records = [record.data() for record in tx.run(query.text, sent)]
+            telemetry.db_rows(len(records))
+            return records
 
         return self.transaction(mode, work, name=name)
 
@@ -159,7 +163,9 @@ class QueryRunner:
             prepared.append((query, bolt_params(params)))
 
         def work(tx: neo4j.ManagedTransaction) -> list[list[Record]]:
-            return [[r.data() for r in tx.run(q.text, p)] for q, p in prepared]
+            answers = [[r.data() for r in tx.run(q.text, p)] for q, p in prepared]
+            telemetry.db_rows(sum(len(a) for a in answers))
+            return answers
 
         label = ",".join(q.name for q, _ in prepared[:3])
         return self.transaction("write", work, name=label)
@@ -176,14 +182,17 @@ class QueryRunner:
         """
         query = self.registry.get(name)
         self._check(query, params)
-        return [record.data() for record in tx.run(query.text, bolt_params(params))]
+        records = [record.data() for record in tx.run(query.text, bolt_params(params))]
+        telemetry.db_rows(len(records))
+        return records
 
     @staticmethod
     def waiting() -> contextlib.AbstractContextManager[None]:
         """Mark time a transaction's ``work`` spends off the database (e.g. waiting for an
-        encoder thread before its vector rows): a no-op here; a timing wrapper
+        encoder thread before its vector rows): left out of the transaction's database time in
+        the telemetry (:func:`graphmem.telemetry.db_waiting`); a timing wrapper
         (:class:`graphmem.evaluation.timing.TimedRunner`) counts it as waiting, not writing."""
-        return contextlib.nullcontext()
+        return telemetry.db_waiting()
 
     def transaction(self, mode: str, work: Callable[[neo4j.ManagedTransaction], Any], name: str | None = None) -> Any:
         """Run ``work(tx)`` in a managed read or write transaction with error translation, in
@@ -193,15 +202,24 @@ class QueryRunner:
         ``work`` must only run registry queries (``self.registry.get(...).text``); the driver
         may run it more than once (retries), so it must not have side effects outside ``tx``.
 
+        Every query of graphmem comes through here: one ``graphmem.db`` span per call (query
+        name, mode, rows returned, retries; :mod:`graphmem.telemetry`).
+
         Raises:
             InvalidInputError: a string parameter cannot be encoded as UTF-8 (a lone surrogate).
             DatabaseError subclasses: translated Neo4j/driver errors.
         """
+        with telemetry.db_span(name, mode, self.database) as call:
+            return self._transaction(mode, work, name, call)
+
+    def _transaction(self, mode: str, work: Callable[[neo4j.ManagedTransaction], Any],
+                     name: str | None, call: Any) -> Any:
         attempts = 0
 
         def attempt(tx: neo4j.ManagedTransaction) -> Any:
             nonlocal attempts
             attempts += 1
+            call.rows, call.retries = 0, attempts - 1  # the rows of the last attempt
             if attempts > 1:
                 self._count_retry(name)
             try:

@@ -38,7 +38,8 @@ from graphmem.llm import LLMUsage
 from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallResult, Round,
                              check_count, check_number)
 from graphmem.names import node_id
-from graphmem.timeparse import check_window, window_params
+from graphmem.time_travel import as_of_param, check_as_of
+from graphmem.timeparse import window_params
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -108,8 +109,8 @@ class InsightMemory(Memory[InsightItem]):
     # ---- retrieval (eqs. 2–4, 7–10) -------------------------------------------------------
     def recall(self, query: str, k: int = 3, *, query_k: int | None = None,
                lam: float | None = None, embedding: np.ndarray | None = None,
-               since: datetime | None = None,
-               until: datetime | None = None) -> RecallResult[InsightItem]:
+               since: datetime | None = None, until: datetime | None = None,
+               as_of: datetime | None = None) -> RecallResult[InsightItem]:
         """Top-``k`` (B of eq. 10) active insights for ``query``, each with s, c, r = s − λc and
         the supporting and conflicting query ids that produced them.
 
@@ -127,6 +128,9 @@ class InsightMemory(Memory[InsightItem]):
                 conversation, so the time it was learned is the one it has. Applied in the
                 query (the seed queries are those leading to an insight of the window), before
                 the top-B cut.
+            as_of: answer as at this instant (aware; :mod:`graphmem.time_travel`): insights
+                recorded by then and active then (archived later or never), seeded by queries
+                recorded by then (narrows ``until``).
         Returns:
             :class:`~graphmem.memory.RecallResult` of :class:`InsightItem` by r (score = r); one
             round ``recall_insights`` with ``details`` seed_query_ids, expanded_query_ids,
@@ -142,7 +146,8 @@ class InsightMemory(Memory[InsightItem]):
         query_k = check_count("query_k", query_k if query_k is not None
                               else self.recall_params.query_k)
         lam = check_number("lam", self.recall_params.lam if lam is None else lam, low=0.0)
-        window = window_params(*check_window(since, until))
+        since, until, as_of = check_as_of(since, until, as_of)
+        window = {**window_params(since, until), "as_of": as_of_param(as_of)}
         vector = self._embedding(query, embedding)
         embedded = time.perf_counter()
         seeds, expanded, insights = self.store.recall(vector, query_k, float(lam), k, window)

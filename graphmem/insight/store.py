@@ -34,11 +34,12 @@ class InsightStore:
         The seed queries come from an exact cosine scan of the namespace's own queries, so the
         answer does not depend on other namespaces' data. ``window``: ``{"since", "until"}`` in
         epoch microseconds (:func:`graphmem.timeparse.window_params`; None: open) on the
-        insights' ``created_at``."""
+        insights' ``created_at``, plus ``"as_of"`` (epoch microseconds or None,
+        :func:`graphmem.time_travel.as_of_param`): insights live then rather than active now."""
         rows = self.runner.read(
             "insight/recall_insights", namespace=self.namespace,
             embedding=[float(x) for x in embedding], k=query_k, b=k, **{"lambda": float(lam)},
-            **(window or {"since": None, "until": None}),
+            **{"since": None, "until": None, "as_of": None, **(window or {})},
         )
         seeds = rows[0]["seed_query_ids"] if rows else []
         expanded = rows[0]["expanded_query_ids"] if rows else []

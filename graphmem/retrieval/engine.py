@@ -14,6 +14,10 @@ written with and :func:`window_texts` the dense-embedding inputs.
 A recall's ``since`` / ``until`` (half-open, ``since <= occurred_at < until``) filter every candidate
 side inside the query, before its top-k cut (and the vector cache's, :mod:`graphmem.retrieval.vectors`),
 so a windowed round ranks the best units of the window; the BM25 statistics stay the namespace's.
+Archived units (retention, :mod:`graphmem.agent.retention`) are left out of every candidate side
+the same way unless a round asks for them (``include_archived``): the full-text side by their
+namespace token (an archived unit carries :func:`~graphmem.retrieval.text.archived_token`), the
+others by ``archived_at``; the statistics count them.
 
 A stored vector that cosine cannot score (written around graphmem: NaN, infinity, all zeros, another
 width) makes the fast query fail; the round is then run once more with ``guard`` on, which checks
@@ -38,10 +42,11 @@ from graphmem.retrieval.aliases import read_aliases
 from graphmem.retrieval.candidates import (SPEAKER, UNIT_COLUMNS, Candidate, stored_time,
                                            token as _token)
 from graphmem.retrieval.passages import span_of
-from graphmem.retrieval.vectors import (CACHE_UNITS, INLINE_READ, LOAD_AFTER_MISSES, Lexical,
-                                        NamespaceVectors, cache_enabled, lexical_entry)
-from graphmem.retrieval.text import (candidate_terms, index_terms, lucene_query, mention_terms,
-                                     namespace_token)
+from graphmem.retrieval.cache_refresh import VECTOR_BATCH, refresh_entry  # noqa: F401
+from graphmem.retrieval.vectors import (CACHE_UNITS, INLINE_READ, LOAD_AFTER_MISSES,
+                                        NamespaceVectors, cache_enabled)
+from graphmem.retrieval.text import (archived_token, candidate_terms, index_terms, lucene_query,
+                                     mention_terms, namespace_token)
 from graphmem.retrieval.units import unit_rows, window_texts
 from graphmem.timeparse import check_window, window_params
 
@@ -67,9 +72,6 @@ OVERSAMPLE_FACTOR = 10
 MIN_OVERSAMPLE = 500
 #: Per-term document-frequency count cap (df beyond it saturates; idf is then ≈ 0 anyway).
 DF_CAP = 100_000
-
-#: Units per ``retrieval/unit_vectors`` read when the vector cache loads a namespace.
-VECTOR_BATCH = 500
 
 QUERY = {"Event": "retrieval/search_units@Event", "Episode": "retrieval/search_units@Episode"}
 #: Messages of the Neo4j error a stored vector that cosine cannot score raises in the fast round.
@@ -115,7 +117,8 @@ class HybridSearch:
         self._scored: tuple[Any, Any, Any] | None = None
 
     def search(self, namespace: str, question: str, query_vector: Sequence[float],
-               k: int = 10, *, since: Any = None, until: Any = None) -> list[Candidate]:
+               k: int = 10, *, since: Any = None, until: Any = None,
+               include_archived: bool = False) -> list[Candidate]:
         """The ``k`` best units of ``namespace`` for ``question`` (best first).
 
         Args:
@@ -125,60 +128,70 @@ class HybridSearch:
             k: items returned.
             since, until: only units with ``since <= occurred_at < until`` (time-zone-aware
                 datetimes; None: open on that side; :func:`graphmem.timeparse.check_window`).
+            include_archived: also units archived by retention (default: left out).
 
         Raises:
             InvalidInputError: empty question, k < 1, empty or non-finite query vector, a naive
-                or empty window.
+                or empty window, an ``include_archived`` that is not a bool.
             DatabaseError: the round query failed for another reason than a bad stored vector.
         """
-        return self.rank(self.fetch(namespace, question, query_vector, since=since, until=until),
-                         index_terms(question), k)
+        return self.rank(self.fetch(namespace, question, query_vector, since=since, until=until,
+                                    include_archived=include_archived), index_terms(question), k)
 
     def fetch(self, namespace: str, question: str, query_vector: Sequence[float], *,
-              since: Any = None, until: Any = None) -> dict[str, Any]:
+              since: Any = None, until: Any = None,
+              include_archived: bool = False) -> dict[str, Any]:
         """:meth:`_fetch` for ``question`` with its terms expanded by the aliases of the people
         it names (:mod:`graphmem.retrieval.aliases`; the row's ``aliases`` holds them for
         :meth:`rank`). They are cached per runner under the namespace's unit version and read
         again (one query) only when a round's token differs, the round then run again only if
         the question's expansion changed. A runner without ``alias_cache`` has no people step."""
         cache = getattr(self.runner, "alias_cache", None)
+        scope = {"since": since, "until": until, "include_archived": include_archived}
         if cache is None or not question or not question.strip():
-            return self._fetch(namespace, question, query_vector, since=since, until=until)
+            return self._fetch(namespace, question, query_vector, **scope)
         key, terms = (self.label, namespace), index_terms(question)
         people = cache.get(key) or read_aliases(self.runner, self.label, namespace)
         cache.put(key, people)
         extra = people.expansion(terms)
-        row = self._fetch(namespace, " ".join([question, *extra]), query_vector, since=since,
-                          until=until)
+        row = self._fetch(namespace, " ".join([question, *extra]), query_vector, **scope)
         if row and _token(row) != people.token:
             # read after the round: at least as new as its token, kept under it
             people = replace(read_aliases(self.runner, self.label, namespace), token=_token(row))
             cache.put(key, people)
             if people.expansion(terms) != extra:
                 row = self._fetch(namespace, " ".join([question, *people.expansion(terms)]),
-                                  query_vector, since=since, until=until)
+                                  query_vector, **scope)
         if row:
             row["aliases"] = people
         return row
 
     def _fetch(self, namespace: str, question: str, query_vector: Sequence[float], *,
-               since: Any = None, until: Any = None) -> dict[str, Any]:
+               since: Any = None, until: Any = None,
+               include_archived: bool = False) -> dict[str, Any]:
         """The round query's one row for ``question`` (see :meth:`search` for the arguments and
         errors), its ``units`` as dicts (:data:`UNIT_COLUMNS`), only units inside the window
-        ``since <= occurred_at < until``. The dense side comes from the in-process vector cache
-        (:mod:`graphmem.retrieval.vectors`) when it holds the namespace at the row's token,
-        else from the database (exact scan or vector index)."""
+        ``since <= occurred_at < until`` and not archived (unless ``include_archived``). The
+        dense side comes from the in-process vector cache (:mod:`graphmem.retrieval.vectors`)
+        when it holds the namespace at the row's token, else from the database (exact scan or
+        vector index)."""
         if not question or not question.strip():
             raise InvalidInputError("search: question is empty")
         vector = [float(x) for x in query_vector]
         if not vector or not all(math.isfinite(x) for x in vector):
             raise InvalidInputError("search: query vector is empty or not finite")
+        if not isinstance(include_archived, bool):
+            raise InvalidInputError(f"include_archived must be True or False, got "
+                                    f"{include_archived!r}")
         window = window_params(*check_window(since, until))
         windowed = window["since"] is not None or window["until"] is not None
         terms = index_terms(question)
-        token = namespace_token(namespace)
+        token, archived = namespace_token(namespace), archived_token(namespace)
+        also = archived if include_archived else None  # the lexical query's second token
         params = dict(
-            namespace=namespace, ns_token=token, lucene_query=lucene_query(token, terms),
+            namespace=namespace, ns_token=token, archived_token=archived,
+            include_archived=include_archived,
+            lucene_query=lucene_query(token, terms, archived=also),
             terms=list(dict.fromkeys(terms)), embedding=vector, lexical_k=self.lexical_k,
             dense_k=self.dense_k, oversample=max(OVERSAMPLE_FACTOR * self.dense_k, MIN_OVERSAMPLE),
             exact_limit=self.exact_limit, df_cap=DF_CAP, guard=False, cached=False, dense_ids=[],
@@ -194,16 +207,17 @@ class HybridSearch:
         for _ in range(2):
             if entry is None:
                 break
-            ids, sims = entry.top(query, self.dense_k, window["since"], window["until"])
+            ids, sims = entry.top(query, self.dense_k, window["since"], window["until"],
+                                  include_archived)
             known = [t for t in params["terms"] if entry.df_known(t)]
             selective = candidate_terms(params["terms"], entry.dfs,
                                         entry.stats[0] if entry.stats else 0)
             # the namespace's exact BM25 top-k when the entry holds every unit (no full-text call)
             lexical = entry.lexical_top(terms, self.lexical_k, window["since"], window["until"],
-                                        self.params.k1, self.params.b)
+                                        self.params.k1, self.params.b, include_archived)
             row = self._round({**params, "cached": True, "dense_ids": ids, "dense_sims": sims,
                                "lexical_cached": lexical is not None, "lexical_ids": lexical or [],
-                               "lucene_query": lucene_query(token, selective),
+                               "lucene_query": lucene_query(token, selective, archived=also),
                                "known_terms": known, "known_speakers": sorted(entry.speakers),
                                "stats": None if entry.stats is None else list(entry.stats)})
             if _token(row) == entry.token:
@@ -260,53 +274,11 @@ class HybridSearch:
 
     def _refresh(self, cache: Any, key: tuple[str, str, int], entry: NamespaceVectors | None,
                  namespace: str, width: int, inline: bool = True) -> NamespaceVectors | None:
-        """Bring the cache of ``key`` to the namespace's stored vectors (only new or re-stamped
-        units are read); None (and dropped) when the namespace outgrew :attr:`cache_limit`.
-        ``inline`` (within a recall): more than :data:`INLINE_READ` vectors to read are left to
-        the background loader, and None is returned (the recall uses the database)."""
-        unit = self.label
-        [now] = self.runner.read(f"retrieval/unit_stamps@{unit}", namespace=namespace,
-                                 limit=self.cache_limit)
-        stamps = {str(row[0]): int(row[1]) for row in now["stamps"]}
-        times = {str(row[0]): None if row[2] is None else int(row[2]) for row in now["stamps"]}
-        if not stamps:
-            cache.drop(key)
-            return None
-        wanted = list(stamps) if entry is None else entry.changed(stamps)
-        if inline and len(wanted) > INLINE_READ:
-            cache.drop(key)  # until the loader is done, recalls use the database
-            cache.in_background(key, lambda: self._refresh(cache, key, entry, namespace, width,
-                                                           inline=False))
-            return None
-        vectors: dict[str, Any] = {}
-        passages: dict[str, Any] = {}
-        lexicon: dict[str, Lexical] = {}
-        every_unit = int(now["n_units"] or 0) == len(stamps)
-        for start in range(0, len(wanted), VECTOR_BATCH):
-            for r in self.runner.read(f"retrieval/unit_vectors@{unit}", namespace=namespace,
-                                      ids=wanted[start:start + VECTOR_BATCH]):
-                vectors[r["id"]] = r["embedding"]
-                # taken only when the spans name as many passages as the list holds of this width
-                if len(r["passage_embeddings"] or []) == int(r["passage_count"] or 0) * width:
-                    passages[r["id"]] = r["passage_embeddings"]
-                lexicon[r["id"]] = lexical_entry(r["lexical_terms"], r["lexical_length"],
-                                                 r["speaker"])
-                stamps[r["id"]] = int(r["stamp"])
-        for uid in wanted:
-            if uid not in vectors:  # deleted meanwhile: the next round's token tells
-                stamps.pop(uid, None)
-        fresh = (entry or NamespaceVectors(width, [])).updated(stamps, vectors, _token(now),
-                                                               lexicon, every_unit, times,
-                                                               passages)
-        if fresh.bad and (entry is None or fresh.bad != entry.bad):
-            logger.warning("namespace %r holds %d %s vectors that cosine cannot score (NaN, "
-                           "infinity, all zeros or another width); they are skipped -- `graphmem "
-                           "doctor --repair -n %s` re-embeds them", namespace, fresh.bad, unit,
-                           namespace)
-        cache.put(key, fresh)
-        logger.debug("vector cache %s/%s: %d units (%d read)", unit, namespace, len(stamps),
-                     len(wanted))
-        return fresh
+        """Bring the cache of ``key`` to the namespace's stored units
+        (:func:`graphmem.retrieval.cache_refresh.refresh_entry`); None when it is not cached
+        (more than :attr:`cache_limit` units, or a load left to the background loader)."""
+        return refresh_entry(self.runner, self.label, cache, key, entry, namespace, width,
+                             self.cache_limit, inline)
 
     def rank(self, row: dict[str, Any], terms: Sequence[str], k: int,
              graph: dict[str, tuple[float, str | None]] | None = None,

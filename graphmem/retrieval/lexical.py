@@ -10,7 +10,8 @@ the candidates here instead: the ``k`` units with the highest BM25 under the nam
 statistics -- exactly the score :func:`graphmem.retrieval.fusion.bm25` gives them afterwards --
 ties by id (the units tying with the k-th kept, :data:`TIE_FACTOR`), only units with a positive
 score (matching at least one question term), and, for a windowed recall, only units inside
-``since <= t < until`` before the cut. The full-text index is
+``since <= t < until`` before the cut; archived units (retention) only when the recall asks for
+them, also before the cut (the statistics count them either way). The full-text index is
 then not queried at all, so the candidates depend on the namespace's own units only.
 
 :class:`LexicalIndex` is the inverted index of one cache entry (term -> positions of the units
@@ -22,7 +23,7 @@ is (:meth:`LexicalIndex.updated`). Pure: no I/O.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -58,12 +59,15 @@ class LexicalIndex:
             the document length :func:`graphmem.retrieval.fusion.bm25` uses).
         times, timed: ``(positions,)`` epoch microseconds of each unit's time (UTC instant) and
             whether it has one; None when the times are unknown (a windowed :meth:`top` refuses).
+        archived: ``(positions,) bool``: the unit is archived (:meth:`top` leaves it out unless
+            asked); None when no unit is.
         postings: term -> ``(2, df) int32``: the positions of the units that have the term and
             the term's count in each.
     """
 
     def __init__(self, ids: list[str | None], lengths: np.ndarray,
-                 postings: dict[str, np.ndarray], times: Mapping[str, int | None] | None):
+                 postings: dict[str, np.ndarray], times: Mapping[str, int | None] | None,
+                 archived: Collection[str] | None = None):
         self.ids = ids
         self.position = {uid: i for i, uid in enumerate(ids) if uid is not None}
         self.lengths = lengths
@@ -74,25 +78,34 @@ class LexicalIndex:
             found = [None if uid is None else times.get(uid) for uid in ids]
             self.timed = np.asarray([t is not None for t in found], dtype=bool)
             self.times = np.asarray([0 if t is None else int(t) for t in found], dtype=np.int64)
+        self.archived: np.ndarray | None = None
+        if archived:
+            self.archived = np.asarray([uid is not None and uid in archived for uid in ids],
+                                       dtype=bool)
 
     @classmethod
     def build(cls, lexicon: Mapping[str, Lexical],
-              times: Mapping[str, int | None] | None = None) -> LexicalIndex:
+              times: Mapping[str, int | None] | None = None,
+              archived: Collection[str] | None = None) -> LexicalIndex:
         """The index of every unit of ``lexicon`` (unit id -> :data:`Lexical`); ``times``: each
-        unit's time (epoch microseconds or None), None: unknown."""
+        unit's time (epoch microseconds or None), None: unknown; ``archived``: the ids of the
+        archived units (None: none)."""
         ids: list[str | None] = list(lexicon)
         lengths = np.asarray([sum(lexicon[uid][0].values()) for uid in lexicon], dtype=np.float64)
         cols: dict[str, tuple[list[int], list[int]]] = {}
         for pos, uid in enumerate(lexicon):
             _add(cols, pos, lexicon[uid][0])
-        return cls(ids, lengths, {t: np.asarray(c, dtype=np.int32) for t, c in cols.items()}, times)
+        return cls(ids, lengths, {t: np.asarray(c, dtype=np.int32) for t, c in cols.items()}, times,
+                   archived)
 
     def updated(self, base: Mapping[str, Lexical], lexicon: Mapping[str, Lexical],
-                times: Mapping[str, int | None] | None = None) -> LexicalIndex:
+                times: Mapping[str, int | None] | None = None,
+                archived: Collection[str] | None = None) -> LexicalIndex:
         """The index of ``lexicon`` (every unit now), given ``base``, the lexicon this index was
         built for: entries are compared by identity (a kept unit keeps its entry object), and
         only the postings of the terms of deleted, re-written and new units are rewritten (the
-        others are shared with this index). A deleted unit's position is reused by a new one."""
+        others are shared with this index). A deleted unit's position is reused by a new one.
+        ``times`` / ``archived``: every unit's time and the archived ids now (as :meth:`build`)."""
         ids = list(self.ids)
         position = dict(self.position)
         lengths = list(self.lengths.tolist())
@@ -132,14 +145,15 @@ class LexicalIndex:
                 postings.pop(term, None)
             else:
                 postings[term] = merged
-        return LexicalIndex(ids, np.asarray(lengths, dtype=np.float64), postings, times)
+        return LexicalIndex(ids, np.asarray(lengths, dtype=np.float64), postings, times, archived)
 
     @property
     def nbytes(self) -> int:
         """Approximate bytes held: the arrays plus ~120 per posting array and ~100 per unit."""
         return (sum(int(p.nbytes) + 120 for p in self.postings.values()) + 100 * len(self.ids)
                 + int(self.lengths.nbytes)
-                + (0 if self.times is None else int(self.times.nbytes) + len(self.ids)))
+                + (0 if self.times is None else int(self.times.nbytes) + len(self.ids))
+                + (0 if self.archived is None else len(self.ids)))
 
     def scores(self, terms: Sequence[str], dfs: Mapping[str, int], n_units: int,
                avg_length: float, k1: float = fusion.K1, b: float = fusion.B) -> np.ndarray:
@@ -162,12 +176,13 @@ class LexicalIndex:
 
     def top(self, terms: Sequence[str], dfs: Mapping[str, int], n_units: int, avg_length: float,
             k: int, since: int | None = None, until: int | None = None, k1: float = fusion.K1,
-            b: float = fusion.B) -> list[str]:
+            b: float = fusion.B, include_archived: bool = False) -> list[str]:
         """The ids of the ``k`` units with the highest :meth:`scores` (> 0: matching at least one
         term), best first, ties by id, and every further unit whose score equals the k-th's while
         they are at most :data:`TIE_FACTOR` ``* k`` in all (more: only the first ``k``).
         ``since`` / ``until`` (epoch microseconds, None: open): only units whose time ``t`` has
-        ``since <= t < until``, filtered before the cut (a unit without a time is in no window).
+        ``since <= t < until``, filtered before the cut (a unit without a time is in no window);
+        archived units only with ``include_archived`` (likewise before the cut).
 
         Raises:
             ValueError: a window on an index without times.
@@ -183,6 +198,8 @@ class LexicalIndex:
             if until is not None:
                 keep &= self.times[pool] < until
             pool = pool[keep]
+        if self.archived is not None and not include_archived:
+            pool = pool[~self.archived[pool]]
         if k < 1 or not len(pool):
             return []
         if len(pool) > k:

@@ -12,7 +12,9 @@ paragraph title. For every unit the engine stores:
   uses Lucene's ``whitespace`` analyzer on this property, so the tokens Lucene matches are *exactly*
   the tokens :func:`analyze` produces for a question (no second analyzer to keep in sync);
 - ``ns_token``: :func:`namespace_token`, a single opaque token per namespace, indexed in the same
-  full-text index and required by every lexical query (``+ns_token:...``);
+  full-text index and required by every lexical query (``+ns_token:...``); an archived unit
+  (retention, :mod:`graphmem.agent.retention`) carries :func:`archived_token` instead, so the
+  lexical queries of a recall find it only when asked for archived units;
 - ``is_cue`` (:func:`is_cue`) and ``is_smalltalk`` (:func:`is_smalltalk`);
 - the window text (:func:`window_texts`: the turn with a few words of its session neighbours) as
   the input of the stored dense vector.
@@ -109,6 +111,18 @@ def namespace_token(namespace: str) -> str:
     return "ns" + hashlib.sha256(namespace.encode("utf-8")).hexdigest()[:24]
 
 
+#: Appended to the namespace token of an archived unit (:func:`archived_token`).
+ARCHIVED_SUFFIX = "archived"
+
+
+def archived_token(namespace: str) -> str:
+    """The ``ns_token`` of an archived unit of ``namespace``: :func:`namespace_token` followed by
+    :data:`ARCHIVED_SUFFIX`. A namespace token is always ``"ns"`` and 24 hex digits, so no
+    namespace's token equals another's archived token; a lexical query requiring the namespace
+    token never returns an archived unit."""
+    return namespace_token(namespace) + ARCHIVED_SUFFIX
+
+
 #: A question term found in more than this fraction of a namespace's units selects no full-text
 #: candidates (the cutoff frequency of a common-terms query): its Lucene-variant BM25 weight is below
 #: ln(1 + 0.1 / 0.9) ≈ 0.105 (a rare term's is 5–8), while its postings are the whole history, so a
@@ -131,15 +145,20 @@ def candidate_terms(terms: Sequence[str], dfs: dict[str, int], n_units: int) -> 
     return [min(terms, key=lambda t: dfs.get(t, 0))]
 
 
-def lucene_query(ns_token: str, terms: Sequence[str], max_terms: int = 64) -> str:
+def lucene_query(ns_token: str, terms: Sequence[str], max_terms: int = 64, *,
+                 archived: str | None = None) -> str:
     """The full-text query of a question: the namespace token required, any term optional.
 
-    ``+ns_token:<tok> +(lexical_terms:a lexical_terms:b ...)``. Terms come from :func:`analyze`
-    (``\\w`` characters only, lowercase), so none is a query-syntax character or operator. At most
-    ``max_terms`` distinct terms (Lucene caps boolean clauses at 1024).
+    ``+ns_token:<tok> +(lexical_terms:a lexical_terms:b ...)``; with ``archived`` (the
+    namespace's :func:`archived_token`) either token: ``+(ns_token:<tok> ns_token:<archived>)
+    +(...)``. Terms come from :func:`analyze` (``\\w`` characters only, lowercase), so none is a
+    query-syntax character or operator. At most ``max_terms`` distinct terms (Lucene caps
+    boolean clauses at 1024).
     """
     unique = list(dict.fromkeys(terms))[:max_terms] or [NO_TERM]
-    return f"+ns_token:{ns_token} +(" + " ".join(f"lexical_terms:{t}" for t in unique) + ")"
+    scope = (f"+ns_token:{ns_token}" if archived is None
+             else f"+(ns_token:{ns_token} ns_token:{archived})")
+    return f"{scope} +(" + " ".join(f"lexical_terms:{t}" for t in unique) + ")"
 
 
 # ----------------------------------------------------------------------------- relative dates

@@ -36,7 +36,10 @@ cosine of its window vector and its passages' vectors (:meth:`NamespaceVectors.t
 **Time windows.** With the stamps the engine reads each unit's time (``occurred_at`` as epoch
 microseconds of its UTC instant, ``retrieval/unit_stamps``), so a recall with ``since`` /
 ``until`` takes its dense candidates from the units inside the window, cut to the top k after
-the window filter (:meth:`NamespaceVectors.top`), as the database scan does.
+the window filter (:meth:`NamespaceVectors.top`), as the database scan does. Likewise whether
+each unit is archived (retention, :mod:`graphmem.agent.retention`): an archived unit stays in
+the entry and in its statistics, and is masked out of both top-k lists unless a recall asks
+for archived units. Archiving raises the unit version, so the entry is re-read at once.
 
 **Term statistics.** With each vector the engine reads the unit's ``lexical_terms``,
 ``lexical_length`` and ``speaker`` (written in the transaction that stamps the vector), so an
@@ -53,7 +56,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -100,6 +103,7 @@ class NamespaceVectors:
             (:attr:`complete_lexicon`).
         times: per unit id its time in epoch microseconds (UTC instant; None: unset), for
             every unit of ``rows``; None: unknown (a windowed :meth:`top` then refuses).
+        archived: the ids of the archived units (None: none).
 
     Attributes:
         token: the :data:`Token` the entry is valid at.
@@ -108,7 +112,8 @@ class NamespaceVectors:
 
     def __init__(self, width: int, rows: Iterable[tuple[Any, ...]],
                  token: Token = (0, 0), lexicon: dict[str, Lexical] | None = None,
-                 times: dict[str, int | None] | None = None):
+                 times: dict[str, int | None] | None = None,
+                 archived: Collection[str] | None = None):
         self.width = width
         self.stamps: dict[str, int] = {}
         good_ids: list[str] = []
@@ -126,15 +131,16 @@ class NamespaceVectors:
             groups.append(unit_passages(more[0], width) if more else None)
         matrix = np.vstack(good).astype(np.float32) if good else np.zeros((0, width), np.float32)
         self._fill(good_ids, matrix, token, lexicon, times=times,
-                   passages=PassageVectors(width, groups))
+                   passages=PassageVectors(width, groups), archived=archived)
 
     def _fill(self, ids: list[str], matrix: np.ndarray, token: Token,
               lexicon: dict[str, Lexical] | None, base: NamespaceVectors | None = None,
               times: dict[str, int | None] | None = None,
-              passages: PassageVectors | None = None) -> None:
+              passages: PassageVectors | None = None,
+              archived: Collection[str] | None = None) -> None:
         """Set the scored units ``ids`` with their unit rows ``matrix`` ``(len(ids), width)
-        float32`` and their ``passages`` (None: none), the token, the units' times and the
-        lexical statistics (:attr:`stamps` and :attr:`bad` set)."""
+        float32`` and their ``passages`` (None: none), the token, the units' times, the archived
+        units and the lexical statistics (:attr:`stamps` and :attr:`bad` set)."""
         self.ids = ids
         self.index = {uid: i for i, uid in enumerate(ids)}
         self.matrix = matrix
@@ -149,6 +155,12 @@ class NamespaceVectors:
             found = [times.get(uid) for uid in ids]
             self.timed = np.asarray([t is not None for t in found], dtype=bool)
             self.times = np.asarray([0 if t is None else int(t) for t in found], dtype=np.int64)
+        #: The ids of the archived units, and per scored unit whether it is not archived (None:
+        #: no unit is archived, nothing to mask).
+        self.archived: frozenset[str] = frozenset(archived or ())
+        self.live: np.ndarray | None = (
+            np.asarray([uid not in self.archived for uid in ids], dtype=bool)
+            if self.archived else None)
         self.token: Token = (int(token[0]), int(token[1]))
         #: What the round query reads of the namespace beside the vectors, kept at this token
         #: (filled by the engine's cached rounds): the document frequency of question terms seen
@@ -170,9 +182,10 @@ class NamespaceVectors:
         self.lexical_index: LexicalIndex | None = None
         if lexicon is not None and all(uid in lexicon for uid in self.stamps):
             self._count(lexicon, base)
-            self.lexical_index = (base.lexical_index.updated(base.lexicon, self.lexicon, times)
-                                  if base is not None and base.lexical_index is not None
-                                  else LexicalIndex.build(self.lexicon, times))
+            self.lexical_index = (
+                base.lexical_index.updated(base.lexicon, self.lexicon, times, self.archived)
+                if base is not None and base.lexical_index is not None
+                else LexicalIndex.build(self.lexicon, times, self.archived))
 
     def _count(self, lexicon: dict[str, Lexical], base: NamespaceVectors | None = None) -> None:
         """Fill :attr:`dfs`, :attr:`speakers` and :attr:`stats` from every unit's lexical entry
@@ -235,28 +248,33 @@ class NamespaceVectors:
                 + (0 if self.lexical_index is None else self.lexical_index.nbytes))
 
     def lexical_top(self, terms: Sequence[str], k: int, since: int | None = None,
-                    until: int | None = None, k1: float = K1, b: float = B) -> list[str] | None:
+                    until: int | None = None, k1: float = K1, b: float = B,
+                    include_archived: bool = False) -> list[str] | None:
         """The ids of the namespace's ``k`` best units by its own BM25 for the question
-        ``terms`` (analyzed, repeats counted), best first, ties by id, inside the window
+        ``terms`` (analyzed, repeats counted), best first, ties by id, inside the window,
+        archived units only with ``include_archived``
         (:meth:`graphmem.retrieval.lexical.LexicalIndex.top`); None when the entry cannot tell
         (no complete lexicon, or a window without unit times): the full-text index picks."""
         index = self.lexical_index
         if index is None or self.stats is None or (
                 (since is not None or until is not None) and index.times is None):
             return None
-        return index.top(terms, self.dfs, self.stats[0], self.stats[1], k, since, until, k1, b)
+        return index.top(terms, self.dfs, self.stats[0], self.stats[1], k, since, until, k1, b,
+                         include_archived)
 
     def updated(self, stamps: dict[str, int], vectors: dict[str, Sequence[float] | None],
                 token: Token = (0, 0), lexicon: dict[str, Lexical] | None = None,
                 every_unit: bool = True,
                 times: dict[str, int | None] | None = None,
-                passages: dict[str, Sequence[float] | None] | None = None) -> NamespaceVectors:
+                passages: dict[str, Sequence[float] | None] | None = None,
+                archived: Collection[str] | None = None) -> NamespaceVectors:
         """A copy for the namespace's current ``stamps`` (id -> stamp, every unit) read at
         ``token``, taking the vectors (and ``lexicon`` entries, and ``passages``: flat passage
         vectors) of new or re-stamped units from ``vectors`` (and ``lexicon``, ``passages``;
         absent: none) and the rest from this cache. ``every_unit``: the stamps
         list every unit of the namespace (else the lexicon cannot be complete). ``times``: every
-        unit's time (epoch microseconds or None), read with the stamps; None: unknown."""
+        unit's time (epoch microseconds or None), read with the stamps; None: unknown.
+        ``archived``: the ids of the archived units, read with the stamps (None: none)."""
         merged = None
         if lexicon is not None and every_unit:
             merged = {uid: lexicon[uid] if uid in lexicon else self.lexicon.get(uid)
@@ -297,7 +315,7 @@ class NamespaceVectors:
         out.stamps = {uid: int(stamp or 0) for uid, stamp in stamps.items()}
         out.bad = bad
         out._fill(ids, matrix, token, merged, base=self, times=times,
-                  passages=PassageVectors(self.width, groups))
+                  passages=PassageVectors(self.width, groups), archived=archived)
         return out
 
     def changed(self, stamps: dict[str, int]) -> list[str]:
@@ -310,12 +328,14 @@ class NamespaceVectors:
         return self.times is not None
 
     def top(self, query: np.ndarray, k: int, since: int | None = None,
-            until: int | None = None) -> tuple[list[str], list[float]]:
+            until: int | None = None,
+            include_archived: bool = False) -> tuple[list[str], list[float]]:
         """The ``k`` units most similar to ``query`` ``(width,)``: ids and dense scores in
         [-1, 1] (a unit's best cosine of its window vector and its passages' vectors), best
         first, ties by id (as the database scan orders them). ``since`` / ``until`` (epoch
         microseconds, None: open): only units whose time ``t`` has ``since <= t < until`` are
-        candidates, filtered before the top-k cut (a unit without a time is in no window).
+        candidates, filtered before the top-k cut (a unit without a time is in no window);
+        archived units only with ``include_archived`` (likewise before the cut).
 
         Raises:
             ValueError: a window on an entry without times (:attr:`has_times`).
@@ -326,18 +346,17 @@ class NamespaceVectors:
         # busy two-core host (0.3 ms against 1.3-7.7 ms for 3,152 x 384)
         q = _unit(query, self.width)
         sims = self.passages.raise_to_best(np.einsum("ij,j->i", self.matrix, q), q)
-        if since is None and until is None:
-            pool = np.arange(len(self.ids))
-        else:
+        mask = None if include_archived or self.live is None else self.live.copy()
+        if since is not None or until is not None:
             if self.times is None or self.timed is None:
                 raise ValueError("this vector-cache entry has no unit times; a windowed top "
                                  "needs them")
-            mask = self.timed.copy()
+            mask = self.timed.copy() if mask is None else mask & self.timed
             if since is not None:
                 mask &= self.times >= since
             if until is not None:
                 mask &= self.times < until
-            pool = np.flatnonzero(mask)
+        pool = np.arange(len(self.ids)) if mask is None else np.flatnonzero(mask)
         if not len(pool):
             return [], []
         k = min(k, len(pool))

@@ -12,13 +12,17 @@ cannot be changed per call. ``k`` comes from the constructor and may be overridd
 (``invoke(query, k=3)``); nothing else may.
 
 Options, as LangChain's vector-store retrievers take them (:data:`SUPPORTED_OPTIONS`): ``k``;
-``search_kwargs={"k": n, "score_threshold": x, "filter": {...}, "since": t0, "until": t1}``;
+``search_kwargs={"k": n, "score_threshold": x, "filter": {...}, "since": t0, "until": t1,
+"as_of": t}``;
 ``score_threshold`` (documents whose metadata ``score`` is below it are dropped); ``filter`` on
 metadata ``kind`` and/or ``memory``, each an exact value or a list of accepted values;
+``include_archived`` (True: also the conversation units retention archived,
+:mod:`graphmem.agent.retention`; state and associative memory);
 ``since`` / ``until`` (time-zone-aware datetimes or ISO 8601 text with an offset): every recall
 is limited to the half-open window ``since <= t < until``, inside the memories' queries (so
 ``k`` documents come back when the window holds ``k``; see each memory's ``recall`` for the
-time its items have). Any other argument raises
+time its items have); ``as_of`` (the same kinds of time) answers as at that instant
+(:mod:`graphmem.time_travel`). Any other argument raises
 :class:`~graphmem.errors.InvalidInputError` at construction, naming it and the supported ones. The async path is native: it awaits the memories'
 ``arecall`` (worker threads, so the event loop is never blocked), and the combined retriever runs
 its memories concurrently.
@@ -46,7 +50,8 @@ from graphmem.facade import GraphMemory
 from graphmem.memory import MAX_K, Memory, check_count, check_number, memory_names, memory_spec
 from graphmem.names import validate_namespace
 from graphmem.parallel import ask_all
-from graphmem.retrievers.fusion import RRF_K, reciprocal_rank_fusion
+from graphmem.retrievers.fusion import RRF_K, put_superseded_after, reciprocal_rank_fusion
+from graphmem.time_travel import check_as_of, parse_as_of
 from graphmem.timeparse import check_window
 
 #: Documents asked of each fused memory per document returned (when ``fetch_k`` is not set).
@@ -56,18 +61,20 @@ logger = logging.getLogger(__name__)
 
 #: Parameters of ``recall`` that are not options (the retriever sets them: ``since`` / ``until``
 #: are the retriever's own arguments).
-_NOT_OPTIONS = {"self", "query", "k", "since", "until"}
+_NOT_OPTIONS = {"self", "query", "k", "since", "until", "as_of", "include_archived"}
 #: The time-window arguments (retriever fields, also accepted in ``search_kwargs``).
-WINDOW_KEYS = ("since", "until")
+WINDOW_KEYS = ("since", "until", "as_of", "include_archived")
 
 #: Keys ``search_kwargs`` may hold (as LangChain vector-store retrievers accept them, plus the
 #: time window).
-SEARCH_KWARGS = ("k", "score_threshold", "filter", "since", "until")
+SEARCH_KWARGS = ("k", "score_threshold", "filter", "since", "until", "as_of",
+                 "include_archived")
 #: Metadata keys a ``filter`` may test.
 FILTER_KEYS = ("kind", "memory")
 #: Constructor arguments every graphmem retriever accepts (plus its own, listed in errors).
 SUPPORTED_OPTIONS = ("graph_memory", "namespace", "k", "search_kwargs", "score_threshold",
-                     "filter", "since", "until", "tags", "metadata")
+                     "filter", "since", "until", "as_of", "include_archived", "tags",
+                     "metadata")
 #: How many more items a recall is asked for when ``filter``/``score_threshold`` may drop some.
 OVERFETCH = 4
 
@@ -148,16 +155,17 @@ def _check_memory(name: str) -> str:
     return name
 
 
-def _takes_window(memory: str) -> bool:
-    """Whether registered memory ``memory``'s ``recall`` accepts ``since`` and ``until``."""
+def _takes_window(memory: str, keys: tuple[str, ...] = ("since", "until")) -> bool:
+    """Whether registered memory ``memory``'s ``recall`` accepts every one of ``keys``."""
     params = inspect.signature(memory_spec(memory).load().recall).parameters
-    return "since" in params and "until" in params
+    return all(key in params for key in keys)
 
 
 def _check_recall_kwargs(memory: str, options: dict[str, Any]) -> None:
     window = sorted(set(options) & set(WINDOW_KEYS))
     if window:
-        raise ValueError(f"{window!r} go in the retriever's own since / until (or search_kwargs), "
+        raise ValueError(f"{window!r} go in the retriever's own since / until / as_of / "
+                         "include_archived (or search_kwargs), "
                          "not in recall_kwargs")
     allowed = recall_options(memory)
     unknown = sorted(set(options) - set(allowed))
@@ -189,6 +197,10 @@ class _NamespacedRetriever(BaseRetriever):
         None, description="only items with since <= time (aware; None: open)")
     until: datetime | None = Field(
         None, description="only items with time < until (aware; None: open)")
+    as_of: datetime | None = Field(
+        None, description="answer as at this instant (aware; None: now)")
+    include_archived: bool = Field(
+        False, strict=True, description="also conversation units archived by retention")
 
     _graph: GraphMemory = PrivateAttr()
     _filter: dict[str, tuple[str, ...]] | None = PrivateAttr(None)
@@ -209,6 +221,8 @@ class _NamespacedRetriever(BaseRetriever):
                                                        data["score_threshold"])
             _check_filter(data.get("filter"))
             data["since"], data["until"] = check_window(data.get("since"), data.get("until"))
+            check_as_of(data["since"], data["until"], data.get("as_of"))
+            data["as_of"] = parse_as_of(data.get("as_of"))
         except InvalidInputError as exc:
             raise InvalidInputError(f"{name}: {exc}") from None
         try:
@@ -216,11 +230,17 @@ class _NamespacedRetriever(BaseRetriever):
         except pydantic.ValidationError as exc:
             raise InvalidInputError(f"{name}: {_pydantic_message(exc)}") from None
 
-    def _window(self) -> dict[str, datetime]:
-        """``{"since", "until"}`` for the recall, ``{}`` without a window."""
-        if self.since is None and self.until is None:
-            return {}
-        return {"since": self.since, "until": self.until}
+    def _window(self) -> dict[str, Any]:
+        """``{"since", "until"}`` (and ``"as_of"``, ``"include_archived"``) for the recall,
+        ``{}`` without any."""
+        window: dict[str, Any] = {}
+        if self.since is not None or self.until is not None:
+            window = {"since": self.since, "until": self.until}
+        if self.as_of is not None:
+            window["as_of"] = self.as_of
+        if self.include_archived:
+            window["include_archived"] = True
+        return window
 
     @property
     def _selecting(self) -> bool:
@@ -276,13 +296,18 @@ class GraphMemoryRetriever(_NamespacedRetriever):
         recall_kwargs: options of the memory's ``recall`` (its keyword parameters besides
             ``query`` and ``k``, e.g. insight ``query_k``/``lam``, experience ``t``, state and
             associative ``max_rounds``); checked against the signature at construction.
-        search_kwargs: ``{"k", "score_threshold", "filter", "since", "until"}`` as LangChain
-            vector-store retrievers take them (each the same as the argument of that name).
+        search_kwargs: ``{"k", "score_threshold", "filter", "since", "until", "as_of",
+            "include_archived"}`` as LangChain vector-store retrievers take them (each the same
+            as the argument of that name).
         score_threshold: drop documents whose metadata ``score`` is below it (finite).
         filter: ``{"kind": ..., "memory": ...}``, each a value or a list of accepted values.
         since, until: the half-open window ``since <= t < until`` of every recall
             (time-zone-aware datetimes or ISO 8601 text with an offset; either may be None),
             passed to the memory's ``recall``, which applies it in its queries.
+        as_of: answer as at this instant (aware datetime or ISO 8601 text with an offset;
+            :mod:`graphmem.time_travel`), passed to the memory's ``recall``.
+        include_archived: also the units retention archived (a bool; state and associative
+            memory), passed to the memory's ``recall``.
     Raises:
         InvalidInputError: a bad namespace, memory, k, threshold, filter or recall option, a
             naive or empty window (``since >= until``), a window for a memory whose recall
@@ -297,9 +322,13 @@ class GraphMemoryRetriever(_NamespacedRetriever):
     def _check_options(self) -> GraphMemoryRetriever:
         _check_memory(self.memory)
         _check_recall_kwargs(self.memory, self.recall_kwargs)
-        if self._window() and not _takes_window(self.memory):
+        if self.include_archived and not _takes_window(self.memory, ("include_archived",)):
+            raise ValueError(f"memory {self.memory!r} holds no archived units (its recall "
+                             "takes no include_archived)")
+        keys = tuple(sorted(set(self._window()) - {"include_archived"}))
+        if keys and not _takes_window(self.memory, keys):
             raise ValueError(f"memory {self.memory!r} cannot limit its recall to a time window "
-                             "(its recall takes no since / until)")
+                             f"(its recall takes no {' / '.join(keys)})")
         return self
 
     @property
@@ -391,7 +420,9 @@ class CombinedGraphMemoryRetriever(_NamespacedRetriever):
             (checked against each memory's ``recall`` signature).
         search_kwargs, score_threshold, filter: as :class:`GraphMemoryRetriever`, applied to
             each memory's documents (its own ``score``) before fusion.
-        since, until: as :class:`GraphMemoryRetriever`, passed to every memory's recall.
+        since, until, as_of: as :class:`GraphMemoryRetriever`, passed to every memory's recall.
+        include_archived: as :class:`GraphMemoryRetriever`, passed to the memories whose recall
+            takes it (the others hold no archived units).
     Raises:
         InvalidInputError: as :class:`GraphMemoryRetriever`; unknown or repeated memories;
             rrf_k ≤ 0; negative weights.
@@ -427,7 +458,10 @@ class CombinedGraphMemoryRetriever(_NamespacedRetriever):
             member = GraphMemoryRetriever(graph_memory=self._graph, memory=name,
                                           namespace=self.namespace, k=self.k,
                                           recall_kwargs=self.recall_kwargs.get(name, {}),
-                                          since=self.since, until=self.until)
+                                          since=self.since, until=self.until,
+                                          as_of=self.as_of, include_archived=(
+                                              self.include_archived and _takes_window(
+                                                  name, ("include_archived",))))
             self._members[name] = member
         return member
 
@@ -443,7 +477,9 @@ class CombinedGraphMemoryRetriever(_NamespacedRetriever):
               k: int) -> list[Document]:
         weights = [self.weights.get(m.memory, 1.0) for m in members]
         lists = [select_documents(docs, self.score_threshold, self._filter) for docs in lists]
-        return reciprocal_rank_fusion(lists, k=self.rrf_k, weights=weights)[:k]
+        # as the facade's fused recall: a superseded state never above the state replacing it
+        fused = reciprocal_rank_fusion(lists, k=self.rrf_k, weights=weights)
+        return put_superseded_after(fused, k=k)[:k]
 
     def _fetch(self, k: int) -> int:
         fetch = max(self.fetch_k or min(MAX_K, FETCH_FACTOR * k), 1)

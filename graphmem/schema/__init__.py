@@ -8,7 +8,8 @@ Vocabulary (labels are singular PascalCase, relationship types UPPER_SNAKE):
 - experience (EMG): Task, DecisionGraph, Action, EditOperation
 - state (EMIR² SEMG): Topic, Event, State, ConversationLock, Person
 - associative (MRAgent): Cue, Tag, Episode, SemanticUnit, Theme, Timeline
-- namespaced bookkeeping: AuditRecord (lifecycle audit trail: graphmem.schema.audit)
+- namespaced bookkeeping: AuditRecord (lifecycle audit trail: graphmem.schema.audit),
+  RetentionPolicy (a namespace's retention rules: graphmem.schema.retention)
 - bookkeeping: __GraphmemMigration, __GraphmemLock (no namespace; admin only)
 """
 
@@ -19,6 +20,7 @@ from graphmem.schema.associative import Cue, Episode, SemanticUnit, Tag, Theme, 
 from graphmem.schema.base import GraphmemNode
 from graphmem.schema.experience import Action, DecisionGraph, EditOperation, Task
 from graphmem.schema.insight import ControllerDecision, Insight, Query, Step
+from graphmem.schema.retention import RetentionPolicy
 from graphmem.schema.state import ConversationLock, Event, Person, State, Topic
 
 #: Every namespaced label, by memory.
@@ -30,7 +32,7 @@ MEMORY_LABELS: dict[str, tuple[type[GraphmemNode], ...]] = {
 }
 
 #: Namespaced labels that belong to no memory (deleted with the namespace, not counted as memory).
-BOOKKEEPING_LABELS: tuple[type[GraphmemNode], ...] = (AuditRecord,)
+BOOKKEEPING_LABELS: tuple[type[GraphmemNode], ...] = (AuditRecord, RetentionPolicy)
 
 ALL_NODE_CLASSES: tuple[type[GraphmemNode], ...] = tuple(
     cls for classes in MEMORY_LABELS.values() for cls in classes

@@ -73,6 +73,9 @@ class Episode(GraphmemNode):
     prev_id = StringProperty()
     next_id = StringProperty()
     embedding = embedding_property()
+    # set by retention (graphmem.agent.retention), with ns_token then the namespace's archived
+    # token: recall leaves the episode out unless asked; it keeps every edge
+    archived_at = DateTimeProperty()
     next_episode = RelationshipTo("Episode", "NEXT_EPISODE")
     next_turn = RelationshipTo("Episode", "NEXT_TURN")
 

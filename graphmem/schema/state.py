@@ -85,6 +85,9 @@ class Event(GraphmemNode):
     prev_id = StringProperty()
     next_id = StringProperty()
     message_json = StringProperty()  # the message's full serialised form (chat-history replay)
+    # set by retention (graphmem.agent.retention), with ns_token then the namespace's archived
+    # token: recall leaves the event out unless asked; it keeps every edge
+    archived_at = DateTimeProperty()
     temporal_next = RelationshipTo("Event", "TEMPORAL_NEXT")
     next_turn = RelationshipTo("Event", "NEXT_TURN")
     supported_by = RelationshipTo("Topic", "SUPPORTED_BY")

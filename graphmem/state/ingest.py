@@ -24,6 +24,7 @@ batch is prepared again (at most :data:`MAX_ATTEMPTS` times).
 
 from __future__ import annotations
 
+import contextvars
 import logging
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -87,7 +88,8 @@ def ingest_conversation(mem: StateMemory, conv: Conversation, extractor: Any,
     else:  # encode the windows while the turns are extracted (torch releases the GIL)
         layout = read_layout(mem, conv, new_turns)
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-encode") as pool:
-            encoding = pool.submit(mem.embedder.embed_documents, layout.texts)
+            encoding = pool.submit(contextvars.copy_context().run,  # traced with the ingest
+                                   mem.embedder.embed_documents, layout.texts)
             try:
                 extracted = extractor.extract(new_turns)
             finally:

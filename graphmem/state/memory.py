@@ -47,7 +47,8 @@ from graphmem.state.ingest import ingest_conversation
 from graphmem.state.people_store import people_due, write_people
 from graphmem.state.recall import GRAPH_WEIGHT, StateRecall
 from graphmem.state.store import StateStore
-from graphmem.timeparse import check_window, month_range, year_range
+from graphmem.time_travel import check_as_of, judge_state_at
+from graphmem.timeparse import month_range, year_range
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -217,7 +218,9 @@ class StateMemory(Memory[StateItem]):
     # ================================================================== recall
     def recall(self, query: str, k: int = 10, *, max_rounds: int = 2,
                planner: Any | None = None, since: datetime | None = None,
-               until: datetime | None = None) -> RecallResult[StateItem]:
+               until: datetime | None = None,
+               as_of: datetime | None = None,
+               include_archived: bool = False) -> RecallResult[StateItem]:
         """Intent-guided multi-round retrieval (EMIR² §3.3) on the retrieval engine.
 
         Round 1 (``search_events``): :class:`graphmem.retrieval.HybridSearch` over the namespace's
@@ -239,6 +242,11 @@ class StateMemory(Memory[StateItem]):
                 it (``occurred_at``) and states that became valid in it (``valid_from``, the
                 time of the event that established them) are items; the window is applied in
                 the queries, before each top-k cut.
+            as_of: answer as at this instant (aware; :mod:`graphmem.time_travel`): events
+                that occurred and states that became valid by then, each state judged then
+                (one replaced later was current then). Narrows ``until``.
+            include_archived: also events archived by retention (:mod:`graphmem.agent.retention`;
+                default: archived events are no candidates, nor evidence an item is anchored on).
         Returns:
             :class:`~graphmem.memory.RecallResult` of :class:`StateItem` (events and states) best
             first, one item per evidence (a state takes its evidence event's place; the event's id
@@ -246,21 +254,23 @@ class StateMemory(Memory[StateItem]):
             (``details["intent"]`` on the first); ``timings`` in ms (embed, search, total).
         Raises:
             EmptyTextError: empty question. InvalidInputError: k or max_rounds out of range; a
-                naive ``since`` / ``until`` or ``since >= until`` (naming the value).
+                naive ``since`` / ``until`` / ``as_of``, ``since >= until`` or ``since`` after
+                ``as_of`` (naming the value).
             ControllerError: the LLM planner failed twice.
         """
         began = time.perf_counter()
         validate_texts([query], what="question")
         check_count("k", k)
         check_count("max_rounds", max_rounds, high=8)
-        since, until = check_window(since, until)
+        since, until, as_of = check_as_of(since, until, as_of)
         ctrl = planner or (LLMStatePlanner(self.llm) if self.llm is not None else HeuristicStatePlanner())
         intent = detect_intent(query)
         q = self.embedder.embed_query(query)
         embedded = time.perf_counter()
         span = time_range_of(query)
         search = HybridSearch(self.runner, "Event", self.fusion)
-        row = search.fetch(self.namespace, query, q, since=since, until=until)
+        row = search.fetch(self.namespace, query, q, since=since, until=until,
+                           include_archived=include_archived)
         terms = index_terms(query)
         pool = max(3 * k, 30)
         ranked = search.rank(row, terms, pool)
@@ -271,7 +281,7 @@ class StateMemory(Memory[StateItem]):
                         details={"intent": intent, **{key: search.last_details.get(key) for key in
                                                       ("units", "candidates", "dense_mode")}})]
         state = StateRecall(self.runner, self.namespace, search, self.graph_weight,
-                            since=since, until=until)
+                            since=since, until=until, as_of=as_of)
         while len(rounds) < max_rounds:
             so_far = (state.items(ranked, units, k, question, terms)
                       if getattr(ctrl, "reads_hits", True) else [])
@@ -287,7 +297,7 @@ class StateMemory(Memory[StateItem]):
                                 added=added, details=details))
             logger.debug("state recall round %d: %s added %d", len(rounds), choice.action, len(added))
         items = state.items(ranked, units, k, question, terms)
-        self._event_validity(items)
+        self._event_validity(items, as_of)
         usage = LLMUsage()
         usage.merge(ctrl.usage)
         done = time.perf_counter()
@@ -319,10 +329,11 @@ class StateMemory(Memory[StateItem]):
         row = self.store.structure()
         return {"bad_current": row["bad_current"], "unchained": row["unchained"]}
 
-    def _event_validity(self, items: list[StateItem]) -> None:
+    def _event_validity(self, items: list[StateItem], as_of: datetime | None = None) -> None:
         """Give each event item the validity of the state it is evidence of (one read,
         ``state/evidenced_states``; none without event items): ``state_id``, ``current``,
-        ``valid_from``, ``valid_to``, ``conflict`` (an event evidencing no state keeps None)."""
+        ``valid_from``, ``valid_to``, ``conflict`` (an event evidencing no state keeps None),
+        judged at ``as_of`` when given (:func:`graphmem.time_travel.judge_state_at`)."""
         events = [h.id for h in items if h.kind == "event"]
         if not events:
             return
@@ -333,6 +344,7 @@ class StateMemory(Memory[StateItem]):
             if row is not None:
                 h.state_id, h.current, h.conflict = row["state_id"], bool(row["current"]), bool(row["conflict"])
                 h.valid_from, h.valid_to = _native(row["valid_from"]), _native(row["valid_to"])
+                h.current, h.valid_to = judge_state_at(h.current, h.valid_to, as_of)
 
     def documents(self, result: RecallResult[StateItem]) -> list[Document]:
         """One Document per item: provenance ``dia_ids`` (source turn ids), topic, validity

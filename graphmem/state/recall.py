@@ -34,6 +34,7 @@ from graphmem.memory import PathStep, Round
 from graphmem.retrieval import Candidate, HybridSearch, stored_time
 from graphmem.retrieval.passages import matched_passage
 from graphmem.state.models import StateItem, TimeRange
+from graphmem.time_travel import judge_row_at
 from graphmem.timeparse import epoch_us, window_params
 
 logger = logging.getLogger(__name__)
@@ -95,12 +96,16 @@ class StateRecall:
         graph_weight: γ of the graph step.
         since, until: the recall's window (checked aware datetimes or None), applied to the
             states the state layer reads.
+        as_of: the instant the states are judged at (:func:`graphmem.time_travel.judge_row_at`),
+            None: now.
     """
 
     def __init__(self, runner: Any, namespace: str, search: HybridSearch,
-                 graph_weight: float = GRAPH_WEIGHT, *, since: Any = None, until: Any = None):
+                 graph_weight: float = GRAPH_WEIGHT, *, since: Any = None, until: Any = None,
+                 as_of: Any = None):
         self.runner = runner
         self.window = window_params(since, until)
+        self.as_of = as_of
         self.graph_weight = graph_weight
         self.namespace = namespace
         self.search = search
@@ -118,10 +123,16 @@ class StateRecall:
         details: dict[str, Any] = {}
         added: list[str] = []
         if action in ("search_states", "current_state", "state_history"):
+            # as of a past instant, the state current then may be closed now: read the topics'
+            # histories and judge each state then (the current one then stands for the topic)
             rows = self.runner.read("state/expand_states", namespace=self.namespace,
-                                    event_ids=sources, history=action == "state_history",
+                                    event_ids=sources,
+                                    history=action == "state_history" or self.as_of is not None,
                                     per_topic=STATES_PER_TOPIC, per_state=EVIDENCE_PER_STATE,
                                     **self.window)
+            rows = [judge_row_at(r, self.as_of) for r in rows]
+            if action == "current_state" and self.as_of is not None:
+                rows = [r for r in rows if r.get("current")]
             known = {s["id"] for s in self.states}
             self.states += [r for r in rows if r["id"] not in known]
             self.state_mode = action

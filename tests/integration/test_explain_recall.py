@@ -51,6 +51,9 @@ PARAMS: dict[str, Any] = {
     "tags_per_cue": 5, "contents_per_tag": 5, "max_cue_contents": 50,
     "first": 10, "last": 12, "first_session": "session_1", "last_session": "session_1",
     "relation": "TEMPORAL_NEXT", "history": True, "per_state": 10, "per_topic": 20,
+    "message_ids": ["D1:3"], "speaker": "Ann", "as_of": 1_700_000_000_000_000,
+    "cutoff": 1_700_000_000_000_000, "keep_last": 100, "page": 100, "id": "a",
+    "archived_token": "nsabcarchived", "include_archived": False,
 }
 
 #: Database-wide admin reads, not recall paths.

@@ -174,3 +174,84 @@ def test_forget_selectors_are_checked_before_anything(runner, embedder, namespac
         with pytest.raises(InvalidInputError, match=match):
             mem.forget(**bad)
     assert mem.audit_records() == []
+
+
+def test_forget_by_ids_across_conversations_and_memories(runner, embedder, tq, namespace) -> None:
+    mem = GraphMemory(runner, embedder, namespace)
+    lines = ["My sister Lena lives in Porto and teaches piano.",
+             "I adopted a grey cat named Pixel last spring.",
+             "We are planning a trip to Kyoto in October.",
+             "The new job starts on the first of March."]
+    mem.add([{"id": f"x{i}", "role": "user", "content": t} for i, t in enumerate(lines[:2])],
+            conversation_id="both")
+    mem.add([{"id": f"x{i}", "role": "user", "content": t} for i, t in enumerate(lines[2:])],
+            conversation_id="episodes-only", memories=["associative"])
+    # x0 names one message in each conversation; the second lives in associative memory only
+    report = mem.forget(message_ids=["x0"])
+    assert report.messages == 2 and report.conversations == ["both", "episodes-only"]
+    assert report.per_memory == {"state": 1, "associative": 2}
+    assert report.rebuilt == {"state": 1, "associative": 2}
+    assert mem.counts()["state"]["Event"] == 1 and mem.counts()["associative"]["Episode"] == 2
+    texts = [p.get("text") or "" for p in _graph(tq, namespace)[2]]
+    assert not any("Porto" in t or "Kyoto" in t for t in texts)
+    assert any("Pixel" in t for t in texts) and any("March" in t for t in texts)
+    assert [m.id for m in mem.messages("both")] == ["x1"]
+
+
+def _interleaving_runner(runner, before_delete):
+    """The same driver and registry; ``before_delete()`` runs once, right before the first
+    forget delete transaction (a write committed by someone else in between)."""
+    from graphmem.graph.runner import QueryRunner
+
+    class _Interleaved(QueryRunner):
+        pending = [before_delete]
+
+        def transaction(self, mode, work, name=None):  # noqa: ANN001
+            if name and name.endswith("/delete_conversations") and self.pending:
+                self.pending.pop()()
+            return super().transaction(mode, work, name)
+
+    return _Interleaved(runner.driver, runner.registry, database=runner.database,
+                        bookmark_manager=runner.bookmark_manager)
+
+
+def test_a_message_added_during_a_forget_is_kept(runner, embedder, namespace) -> None:
+    mem = GraphMemory(runner, embedder, namespace)
+    mem.add([{"id": "a1", "role": "Ann", "content": "My sister Lena lives in Porto."},
+             {"id": "b1", "role": "Bo", "content": "Porto has lovely tiles."}],
+            conversation_id="chat")
+
+    def someone_adds() -> None:
+        mem.add([{"id": "b2", "role": "Bo", "content": "I adopted a grey cat named Pixel."}],
+                conversation_id="chat")
+
+    racing = GraphMemory(_interleaving_runner(runner, someone_adds), embedder, namespace)
+    report = racing.forget(conversation_id="chat", speaker="Ann")
+    assert report.messages == 1
+    assert [m.id for m in mem.messages("chat")] == ["b1", "b2"]
+    assert mem.counts()["associative"]["Episode"] == 2
+    assert any("Pixel" in i.text for i in mem.recall("What is the cat called?", k=3).items)
+
+
+def test_a_failed_rebuild_says_so_and_completes(runner, embedder, namespace) -> None:
+    import pytest
+    from reliability import FailingEmbedder
+
+    from graphmem.errors import IncompleteForgetError
+
+    mem = GraphMemory(runner, embedder, namespace)
+    mem.add([{"id": "a1", "role": "Ann", "content": "My sister Lena lives in Porto."},
+             {"id": "b1", "role": "Bo", "content": "Porto has lovely tiles and steep hills."}],
+            conversation_id="chat")
+    failing = FailingEmbedder(embedder, fail_at=1)  # the first text the rebuild encodes
+    broken = GraphMemory(runner, failing, namespace)
+    with pytest.raises(IncompleteForgetError, match="err.complete") as caught:
+        broken.forget(message_ids=["a1"])
+    [(name, conversation)] = caught.value.pending
+    assert name == "state" and [t.source_id for t in conversation.turns] == ["b1"]
+    assert mem.messages("chat") == []            # deleted, not yet rebuilt
+    caught.value.complete(mem)
+    assert [m.id for m in mem.messages("chat")] == ["b1"]
+    again = mem.forget(message_ids=["a1"])       # finishes the other memory
+    assert again.per_memory == {"associative": 1} and again.rebuilt == {"associative": 1}
+    assert mem.counts()["associative"]["Episode"] == 1

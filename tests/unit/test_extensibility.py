@@ -79,14 +79,14 @@ def test_the_facade_serves_a_memory_registered_at_run_time(note_mem) -> None:
 def test_label_unions_follow_the_registry(note_mem) -> None:
     registry = CypherRegistry.load()
     text = registry.get("core/delete_namespace_batch").text
-    assert "Note" in all_labels() and ":Query|" in text and "|Note)" in text
+    assert "Note" in all_labels() and ":Query|" in text and "|Note|AuditRecord|" in text
     assert "{{MEMORY_LABELS}}" not in registry.get("core/count_namespace_nodes").text
 
 
 def test_label_unions_without_the_toy_and_bad_labels() -> None:
     registry = CypherRegistry.load()
     text = registry.get("core/delete_namespace").text
-    assert "Note" not in text and "|Theme|Timeline)" in text
+    assert "Note" not in text and "|Theme|Timeline|AuditRecord|RetentionPolicy)" in text
     with pytest.raises(AttributeError, match="note"):
         GraphMemory(FakeRunner(), HashingEmbedder(384)).note  # noqa: B018
     with pytest.raises(InvalidInputError, match="unknown memory 'note'"):

@@ -30,12 +30,14 @@ CONTRACT = {"recall", "arecall", "ingest", "aingest", "counts", "relationship_co
 #: Each built-in memory: extra methods, the recall signature (after query, k), the default k,
 #: and the old names that must be gone (no aliases).
 BUILT_INS = {
-    "insight": ({"feedback"}, ["query_k", "lam", "embedding", "since", "until"], 3,
+    "insight": ({"feedback"}, ["query_k", "lam", "embedding", "since", "until", "as_of"], 3,
                 {"feedback_many"}),
-    "experience": ({"ingest_files"}, ["t", "with_rules", "since", "until"], 3,
+    "experience": ({"ingest_files"}, ["t", "with_rules", "since", "until", "as_of"], 3,
                    {"build", "build_from_files"}),
-    "state": ({"ingest_file"}, ["max_rounds", "planner", "since", "until"], 10, set()),
-    "associative": ({"ingest_file"}, ["max_rounds", "structure", "config", "since", "until"], 10,
+    "state": ({"ingest_file"}, ["max_rounds", "planner", "since", "until", "as_of",
+                                "include_archived"], 10, set()),
+    "associative": ({"ingest_file"}, ["max_rounds", "structure", "config", "since", "until", "as_of",
+                                      "include_archived"], 10,
                     {"ingest_conversations"}),
 }
 

@@ -74,7 +74,7 @@ def test_memory_label_placeholder_is_substituted_from_the_registry(tmp_path: Pat
                  "core/count_namespace_nodes"):
         text = registry.get(name).text
         assert "{{MEMORY_LABELS}}" not in text
-        assert f"(n:{'|'.join(all_labels())})" in text
+        assert f"(n:{'|'.join(all_labels())}" in text
     (tmp_path / "x").mkdir()
     (tmp_path / "x" / "q.cypher").write_text(make("MATCH (n:{{MEMORY_LABELS}} {namespace: $namespace}) RETURN n.x AS x"))
     extended = CypherRegistry.load(extra=[tmp_path])

@@ -16,7 +16,7 @@ import re
 from test_cypher_tenancy import ADMIN_QUERIES
 
 from graphmem.graph.registry import CypherRegistry
-from graphmem.schema import MEMORY_LABELS, label_of
+from graphmem.schema import BOOKKEEPING_LABELS, MEMORY_LABELS, label_of
 
 NODE = re.compile(r"\((\w+)\s*:\s*([A-Z]\w*(?:\s*\|\s*\w+)*)\s*(\{[^()]*\})?\s*\)")
 YIELD = re.compile(r"YIELD\s+(\w+)")
@@ -114,7 +114,10 @@ def test_the_checker_catches_an_unchecked_hop() -> None:
 def test_admin_queries_name_every_memory_label() -> None:
     registry = CypherRegistry.load()
     labels = {label_of(cls) for classes in MEMORY_LABELS.values() for cls in classes}
-    for name in ("core/delete_namespace", "core/delete_namespace_batch", "core/count_namespace_nodes"):
+    bookkeeping = {label_of(cls) for cls in BOOKKEEPING_LABELS}
+    for name, expected in (("core/delete_namespace", labels | bookkeeping),
+                           ("core/delete_namespace_batch", labels | bookkeeping),
+                           ("core/count_namespace_nodes", labels)):
         match = re.search(r"MATCH \(n:([\w|]+)\)", registry.get(name).text)
         assert match, name
-        assert set(match.group(1).split("|")) == labels, name
+        assert set(match.group(1).split("|")) == expected, name

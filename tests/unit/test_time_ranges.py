@@ -277,6 +277,10 @@ def test_mcp_recall_tools_parse_the_window_with_timeparse() -> None:
         await server.call_tool("recall", {"query": "q", "k": 2, "since": "2023-01-01T05:00:00+05:00",
                                           "until": "2023-01-02T00:00:00Z"})
         await server.call_tool("recall_state", {"query": "s", "until": "2023-01-01T00:00:00-05:00"})
+        await server.call_tool("recall", {"query": "t", "as_of": "2023-03-01T01:00:00+01:00"})
+        with pytest.raises(Exception, match="is after as_of"):
+            await server.call_tool("recall", {"query": "q", "since": "2023-04-01T00:00:00Z",
+                                              "as_of": "2023-03-01T00:00:00Z"})
         for args, named in (({"since": "2023-01-01T00:00:00"}, "since '2023-01-01T00:00:00'"),
                             ({"until": "2023-01-01T00:00:00+25:00"}, "+25:00"),
                             ({"since": "2023-01-02T00:00:00Z", "until": "2023-01-01T00:00:00Z"},
@@ -286,6 +290,11 @@ def test_mcp_recall_tools_parse_the_window_with_timeparse() -> None:
             assert named in str(caught.value)
 
     asyncio.run(run())
+    as_of = datetime(2023, 3, 1, tzinfo=UTC)
+    live = {"include_archived": False}
     assert asked == [("q", {"since": datetime(2023, 1, 1, tzinfo=UTC),
-                            "until": datetime(2023, 1, 2, tzinfo=UTC)}),
-                     ("s", {"since": None, "until": datetime(2023, 1, 1, 5, tzinfo=UTC)})]
+                            "until": datetime(2023, 1, 2, tzinfo=UTC), "as_of": None, **live}),
+                     ("s", {"since": None, "until": datetime(2023, 1, 1, 5, tzinfo=UTC),
+                            "as_of": None, **live}),
+                     ("t", {"since": None, "until": as_of + timedelta(microseconds=1),
+                            "as_of": as_of, **live})]
