@@ -45,11 +45,15 @@ def parse_as_of(as_of: datetime | str | None) -> datetime | None:
     if as_of is None:
         return None
     if isinstance(as_of, str):
-        return to_utc(parse_timestamp(as_of, field="as_of"), field="as_of")
+        as_of = parse_timestamp(as_of, field="as_of")
     if not isinstance(as_of, datetime):
         raise InvalidInputError(f"as_of {as_of!r} is not a time: give a time-zone-aware "
                                 "datetime or ISO 8601 text with an offset")
-    return to_utc(as_of, field="as_of")
+    try:
+        return to_utc(as_of, field="as_of")
+    except OverflowError as exc:
+        raise InvalidInputError(f"as_of {as_of.isoformat()!r} is outside the years 1-9999 in "
+                                "UTC: give a time within them") from exc
 
 
 def check_as_of(since: datetime | str | None = None, until: datetime | str | None = None,
@@ -71,7 +75,10 @@ def check_as_of(since: datetime | str | None = None, until: datetime | str | Non
         raise InvalidInputError(f"since {since.isoformat()!r} is after as_of {when.isoformat()!r}: "
                                 "nothing had happened in the window by then; give a since at or "
                                 "before as_of")
-    end = when + TICK
+    try:
+        end = when + TICK
+    except OverflowError:  # as_of at datetime.max: every stored time is before it
+        return since, until, when
     return since, end if until is None else min(until, end), when
 
 

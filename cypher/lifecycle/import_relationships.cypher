@@ -5,6 +5,7 @@
 // template: Label = Query | Step | Insight | ControllerDecision | Task | DecisionGraph | Action | EditOperation | Topic | Event | State | Cue | Tag | Episode | SemanticUnit | Theme
 UNWIND $rows AS row
 MATCH (a:{{Label}} {id: row.start})
+USING INDEX a:{{Label}}(id)
 WHERE a.namespace = $namespace
 MATCH (b:{{MEMORY_LABELS}} {id: row.end})
 WHERE b.namespace = $namespace

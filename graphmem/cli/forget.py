@@ -1,4 +1,5 @@
-"""``graphmem forget -n NS [--message-id ID ...] [--conversation C] [--speaker S]``: remove
+"""``graphmem forget -n NS [--message-id ID ...] [--conversation C] [--speaker S] [--actor A]
+[--dry-run] [--yes] [--json]``: remove
 messages and everything derived from them (see :mod:`graphmem.agent.forget`)."""
 
 from __future__ import annotations
@@ -30,15 +31,19 @@ def forget(
 ) -> None:
     """Forget the messages every given selector matches (at least one of --message-id,
     --conversation, --speaker) in every memory, rebuild what remains of their conversations,
-    and write an audit record without content. Asks first; --dry-run only counts."""
+    and write an audit record without content (also when nothing matched: the request is on
+    record). Asks first when something matches; --dry-run only counts and writes nothing.
+
+    A message id is matched in every conversation of the namespace (ids such as "D3:4" recur
+    across conversations): add --conversation to forget it in one."""
     selectors = {"message_ids": message_ids or None, "conversation_id": conversation,
                  "speaker": speaker}
     with cli_errors(), open_memory(namespace) as mem:
         preview = mem.forget(**selectors, dry_run=True)
-        if dry_run or preview.messages == 0:
+        if dry_run:
             _show(preview, as_json)
             return
-        if not yes:
+        if preview.messages and not yes:
             if not sys.stdin.isatty():
                 console.print(f"would forget {preview.messages} messages of "
                               f"{len(preview.conversations)} conversations in namespace "

@@ -100,8 +100,8 @@ def export_namespace(mem: GraphMemory, path: str | Path, *,
     Returns:
         :class:`ExportReport`.
     Raises:
-        InvalidInputError: a bad ``page``; a missing folder; a stored value the format cannot
-            carry (a spatial point), naming the node.
+        InvalidInputError: a bad ``page``; a missing folder, a folder or an unwritable
+            ``path``; a stored value the format cannot carry (a spatial point), naming the node.
         DatabaseError subclasses. ``OSError`` from writing the file.
         Nothing is left at ``path`` (nor at ``<path>.partial``) after a failure.
     """
@@ -111,6 +111,11 @@ def export_namespace(mem: GraphMemory, path: str | Path, *,
     path = Path(path)
     if not path.parent.is_dir():
         raise InvalidInputError(f"{path}: folder {str(path.parent)!r} does not exist")
+    if path.is_dir():
+        raise InvalidInputError(f"{path} is a folder: give the path of the file to write")
+    if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise InvalidInputError(f"{path}: not writable here (permission denied): give a path "
+                                "you can write")
     from graphmem import __version__
 
     header = Header(kind="header", format=FORMAT_NAME, version=FORMAT_VERSION,

@@ -127,24 +127,31 @@ def check_file(path: Path, end: EndLine, ids: IdMap | None) -> None:
 
     Raises:
         InputFormatError: naming the file and line (see :func:`parse_line`), a line out of
-            order, a second header, lines after the end line, counts that differ from it.
+            order, a second header, lines after the end line, a node id twice, counts that
+            differ from the end line's.
     """
     nodes: Counter[str] = Counter()
     types: Counter[str] = Counter()
+    seen: dict[tuple[str, str], int] = {}  # (label, id) -> its line
     stage, last = "header", 0
     for lineno, text in _lines(path):
         last = lineno
-        if lineno == 1:
+        if lineno == 1 or (stage == "end" and not text.strip()):  # blank lines may close it
             continue
-        line = parse_line(text, path, lineno)
         if stage == "end":
             raise InputFormatError(f"{path}: line {lineno}: a line after the end line")
+        line = parse_line(text, path, lineno)
         if isinstance(line, Header):
             raise InputFormatError(f"{path}: line {lineno}: a second header line")
         if isinstance(line, NodeLine):
             if stage == "relationship":
                 raise InputFormatError(f"{path}: line {lineno}: a node line after relationship "
                                        "lines (every node comes before the relationships)")
+            key = (line.label, line.id)
+            if key in seen:
+                raise InputFormatError(f"{path}: line {lineno}: {line.label} node {line.id!r} "
+                                       f"again (first on line {seen[key]}): the file is damaged")
+            seen[key] = lineno
             nodes[line.label] += 1
             if ids is not None:
                 ids.learn(line.label, line.id, line.properties)
@@ -245,10 +252,12 @@ def import_namespace(mem: GraphMemory, path: str | Path, *,
         check_key("actor", actor)
     began = time.perf_counter()
     path = Path(path)
+    if path.is_dir():
+        raise InvalidInputError(f"{path} is a folder: give the path of an export file")
     if not path.is_file():
         raise InvalidInputError(f"{path}: no such file")
+    header = read_header(path)  # first: a file that is no export is named as such
     end = read_end(path)
-    header = read_header(path)
     if header.dimension != mem.embedder.dimension:
         raise EmbeddingDimensionError(
             f"{path}: its vectors have {header.dimension} dimensions, the embedder "
@@ -295,7 +304,7 @@ def _write(mem: GraphMemory, path: Path, report: ImportReport, ids: IdMap | None
     done = report.resumed_from
     pending: list[tuple[int, NodeLine | RelationshipLine]] = []
     for lineno, text in _lines(path):
-        if lineno == 1 or lineno - 1 <= done:
+        if lineno == 1 or lineno - 1 <= done or not text.strip():
             continue
         line = parse_line(text, path, lineno, check=False)  # checked by the first pass
         if isinstance(line, (NodeLine, RelationshipLine)):

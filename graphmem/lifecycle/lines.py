@@ -250,14 +250,15 @@ def read_end(path: str | Path) -> EndLine:
         handle.seek(0, 2)
         size = handle.tell()
         tail = b""
-        while size and tail.count(b"\n") < 2 and len(tail) < size:
+        while size and tail.rstrip().count(b"\n") < 1 and len(tail) < size:
             step = min(size - len(tail), 65536)
             handle.seek(size - len(tail) - step)
             tail = handle.read(step) + tail
         handle.seek(0)
         lines = sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
-    last = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1]
-    lineno = lines if tail.endswith(b"\n") else lines + 1
+    body = tail.rstrip()  # blank lines after the end line are allowed
+    last = body.rsplit(b"\n", 1)[-1]
+    lineno = lines - tail[len(body):].count(b"\n") + 1  # the last non-blank line's number
     if not last:
         raise InputFormatError(f"{path}: the file is empty: not a graphmem namespace export")
     try:

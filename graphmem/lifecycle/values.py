@@ -247,8 +247,9 @@ def decode_value(value: Any) -> Any:
 
     Raises:
         ValueError: an object that is not one of the encodings, a malformed encoding, a JSON
-            null or an object inside a list of objects of different kinds; the message names
-            what is wrong (the caller adds the file and line).
+            null, an integer outside 64 bits, a list inside a list or a list of values of
+            different kinds; the message names what is wrong (the caller adds the file and
+            line).
     """
     if value is None:
         raise ValueError("a property value is null (Neo4j stores no null properties)")
@@ -258,8 +259,28 @@ def decode_value(value: Any) -> Any:
         except (ValueError, TypeError, OverflowError) as exc:
             raise ValueError(f"bad encoded value {str(value)[:80]}: {exc}") from None
     if isinstance(value, list):
-        return [decode_value(v) for v in value]
+        items = [decode_value(v) for v in value]
+        kinds = {_kind(v) for v in value}
+        if "list" in kinds:
+            raise ValueError("a list inside a list (Neo4j stores flat lists only)")
+        if len(kinds) > 1:
+            raise ValueError(f"a list mixing {' and '.join(sorted(kinds))} values (Neo4j stores "
+                             "lists of one type only)")
+        return items
+    if isinstance(value, int) and not isinstance(value, bool) and not _I64[0] <= value <= _I64[1]:
+        raise ValueError(f"the integer {value} does not fit Neo4j's 64-bit integers")
     return value
+
+
+#: Neo4j's integer range (signed 64 bits).
+_I64 = (-(2 ** 63), 2 ** 63 - 1)
+
+
+def _kind(value: Any) -> str:
+    """The storage kind of one JSON list element: its type name, or its encoding key."""
+    if isinstance(value, dict):
+        return next((k for k in value if k.startswith("$")), "object")
+    return type(value).__name__
 
 
 def encode_properties(properties: dict[str, Any], zones: Any = ()) -> dict[str, Any]:
@@ -283,10 +304,12 @@ def decode_properties(properties: dict[str, Any]) -> dict[str, Any]:
     """``{key: decode_value(value)}``.
 
     Raises:
-        ValueError: see :func:`decode_value`, naming the key.
+        ValueError: see :func:`decode_value`, naming the key; an empty key.
     """
     out = {}
     for key, value in properties.items():
+        if not key:
+            raise ValueError("an empty property key (Neo4j needs a name for every property)")
         try:
             out[key] = decode_value(value)
         except ValueError as exc:

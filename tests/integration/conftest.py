@@ -84,6 +84,16 @@ def namespace(runner: QueryRunner) -> Iterator[str]:
     runner.write("core/delete_namespace", namespace=ns)
 
 
+@pytest.fixture
+def cli_env(monkeypatch: pytest.MonkeyPatch, neo4j_server: dict) -> None:
+    """The in-process CLI (typer's ``CliRunner``) and MCP openers talk to the test server, not
+    to the embedded default Neo4j."""
+    monkeypatch.setenv("NEO4J_URI", neo4j_server["uri"])
+    monkeypatch.setenv("NEO4J_USERNAME", neo4j_server["username"] or "neo4j")
+    monkeypatch.setenv("NEO4J_PASSWORD", neo4j_server["password"] or "")
+    monkeypatch.setenv("NEO4J_DATABASE", neo4j_server["database"] or "neo4j")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _bundled_data_only() -> Iterator[None]:
     """Unset ``GRAPHMEM_DATA`` for the session: the tests run on the bundled samples whatever

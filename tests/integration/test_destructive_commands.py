@@ -40,13 +40,6 @@ def env(neo4j_server: dict) -> dict[str, str]:
 
 
 @pytest.fixture
-def cli_env(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
-    """The in-process CLI talks to the test server."""
-    for key in ("NEO4J_URI", "NEO4J_USERNAME", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
-        monkeypatch.setenv(key, env[key])
-
-
-@pytest.fixture
 def seeded(runner, embedder, namespace) -> dict[str, dict[str, int]]:
     """``namespace`` holding a user's own conversation; returns its node and relationship
     counts per memory."""
@@ -207,3 +200,11 @@ def test_forget_counts_first_and_needs_yes_outside_a_terminal(namespace, runner,
     assert _kept(runner, embedder, namespace) == ["k1"]
     none = CliRunner().invoke(app, ["forget", "-n", namespace])
     assert none.exit_code != 0 and "at least one selector" in " ".join(none.output.split())
+    unmatched = CliRunner().invoke(app, ["forget", "-n", namespace, "--speaker", "nobody",
+                                         "--json", "--actor", "ops"])
+    assert unmatched.exit_code == 0, unmatched.output
+    missed = json.loads(unmatched.stdout)
+    assert missed["messages"] == 0 and missed["dry_run"] is False and missed["audit_id"]
+    assert GraphMemory(runner, embedder, namespace).audit_records()[0]["id"] == \
+        missed["audit_id"]
+    assert _kept(runner, embedder, namespace) == ["k1"]

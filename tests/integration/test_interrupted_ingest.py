@@ -29,15 +29,6 @@ def two_conversations(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture
-def cli_env(monkeypatch: pytest.MonkeyPatch, neo4j_server: dict) -> None:
-    """The CLI talks to the test server."""
-    monkeypatch.setenv("NEO4J_URI", neo4j_server["uri"])
-    monkeypatch.setenv("NEO4J_USERNAME", neo4j_server["username"] or "neo4j")
-    monkeypatch.setenv("NEO4J_PASSWORD", neo4j_server["password"] or "")
-    monkeypatch.setenv("NEO4J_DATABASE", neo4j_server["database"] or "neo4j")
-
-
 def _interrupt_on_first_progress(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Make the progress callback raise Ctrl-C on its first call, before it counts anything;
     returns the list of the sizes it was called with."""

@@ -347,7 +347,7 @@ def test_bad_files_and_a_namespace_with_nodes_are_refused_before_writing(
         source.import_namespace(path)
 
 
-def test_the_command_line(source, exported, target, tmp_path) -> None:
+def test_the_command_line(source, exported, target, tmp_path, cli_env) -> None:
     from graphmem.cli.main import app
 
     file = tmp_path / "cli.jsonl"

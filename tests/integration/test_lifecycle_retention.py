@@ -237,16 +237,6 @@ def test_keep_last_keeps_exactly_the_newest_n_plus_pinned(
     assert other.retention() is None and other.audit_records() == []
 
 
-@pytest.fixture
-def cli_env(neo4j_server: dict, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The in-process CLI talks to the test server."""
-    for key, value in (("NEO4J_URI", neo4j_server["uri"]),
-                       ("NEO4J_USERNAME", neo4j_server["username"] or "neo4j"),
-                       ("NEO4J_PASSWORD", neo4j_server["password"] or ""),
-                       ("NEO4J_DATABASE", neo4j_server["database"] or "neo4j")):
-        monkeypatch.setenv(key, value)
-
-
 def test_the_cli_sets_the_policy_and_applies_it(runner, embedder, tq, namespace,
                                                 cli_env) -> None:
     from graphmem.cli.main import app

@@ -64,7 +64,7 @@ def test_fused_and_state_recall_answer_as_of_each_instant(drinks) -> None:
 
 
 def test_mcp_retrievers_and_cli_answer_as_of(drinks, runner, embedder, namespace,
-                                             neo4j_server, monkeypatch) -> None:
+                                             cli_env) -> None:
     from graphmem.cli.main import app
     from graphmem.mcp_server import build_server
     from graphmem.retrievers import CombinedGraphMemoryRetriever, StateRetriever
@@ -76,8 +76,6 @@ def test_mcp_retrievers_and_cli_answer_as_of(drinks, runner, embedder, namespace
         content = out[0] if isinstance(out, tuple) else out
         return json.loads((content.content if hasattr(content, "content") else content)[0].text)
 
-    for key in ("NEO4J_URI", "NEO4J_USERNAME", "NEO4J_PASSWORD", "NEO4J_DATABASE"):
-        monkeypatch.setenv(key, neo4j_server[key.removeprefix("NEO4J_").lower()] or "")
     for as_of, holds in EXPECTED.items():
         if as_of is None or holds is None:
             continue

@@ -161,6 +161,11 @@ def test_a_good_node_and_relationship_line() -> None:
     (json.dumps({"kind": "relationship", "type": "HAS_TAG", "start": "a", "start_label": "Tag",
                  "end": "b", "end_label": "Cue", "properties": {}}), r"line 7: relationship"),
     (json.dumps(_header(format="other")), r"line 7: not a graphmem namespace export"),
+    (json.dumps(_node(count=2 ** 64)), r"line 7: property 'count': the integer 18446744073709551616 "
+                                       r"does not fit Neo4j's 64-bit integers"),
+    (json.dumps(_node(tags=[1, "x"])), r"line 7: property 'tags': a list mixing int and str"),
+    (json.dumps(_node(tags=[["x"]])), r"line 7: property 'tags': a list inside a list"),
+    (json.dumps(_node(**{"": 1})), r"line 7: an empty property key"),
 ])
 def test_damaged_lines_name_the_file_and_line(text: str, message: str) -> None:
     with pytest.raises(InputFormatError, match=message):
@@ -196,6 +201,10 @@ def test_the_end_line_tells_a_truncated_file(tmp_path: Path) -> None:
     with pytest.raises(InputFormatError, match=r"cut\.jsonl: line 2: the file ends without its "
                                                r"end line: it is truncated"):
         read_end(cut)
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text(good.read_text() + "\n  \n")
+    assert read_end(blank) == read_end(good)
+    check_file(blank, read_end(blank), None)
     (tmp_path / "empty.jsonl").write_text("")
     with pytest.raises(InputFormatError, match="empty"):
         read_end(tmp_path / "empty.jsonl")
@@ -227,6 +236,11 @@ def test_the_first_pass_checks_order_and_counts(tmp_path: Path) -> None:
     latin.write_bytes(ok.read_bytes().replace(b'"a"', b'"\xe9"'))
     with pytest.raises(InputFormatError, match=r"latin\.jsonl: line 2: not UTF-8"):
         check_file(latin, read_end(latin), None)
+    twice = _write(tmp_path / "twice.jsonl", [_header(), _node(text="a"), _node(text="b"),
+                                              _end({"Cue": 2})])
+    with pytest.raises(InputFormatError, match=r"twice\.jsonl: line 3: Cue node 'c1' again "
+                                               r"\(first on line 2\)"):
+        check_file(twice, read_end(twice), None)
 
 
 # ----------------------------------------------------------------------------- vocabulary

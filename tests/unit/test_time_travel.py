@@ -37,6 +37,17 @@ def test_bad_as_of_is_refused_naming_it() -> None:
         parse_as_of(datetime(2024, 6, 1))
 
 
+def test_as_of_at_the_ends_of_time() -> None:
+    last = datetime.max.replace(tzinfo=timezone.utc)
+    assert check_as_of(None, None, last) == (None, None, last)
+    assert check_as_of(None, T, last) == (None, T, last)
+    with pytest.raises(InvalidInputError, match=r"as_of '0001-01-01T00:00:00\+14:00' is outside "
+                                                 r"the years 1-9999 in UTC"):
+        check_as_of(as_of="0001-01-01T00:00:00+14:00")
+    with pytest.raises(InvalidInputError, match="outside the years 1-9999"):
+        parse_as_of(datetime(9999, 12, 31, 23, tzinfo=timezone(timedelta(hours=-5))))
+
+
 def test_a_state_is_judged_at_the_instant() -> None:
     closed = T + timedelta(days=1)
     assert judge_state_at(False, closed, T) == (True, None)        # replaced later
