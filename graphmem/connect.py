@@ -1,5 +1,6 @@
-"""The edge: turn settings into a running connection — a :class:`~graphmem.GraphMemory` facade
-or a :class:`~graphmem.graph.migrations.Migrator`.
+"""The edge: turn settings into a running connection — a
+:class:`~graphmem.graph.runner.QueryRunner` (the facade builds itself on one:
+:func:`graphmem.facade.open_memory_at`) or a :class:`~graphmem.graph.migrations.Migrator`.
 
 With ``NEO4J_URI`` set, that server is used; otherwise the local launcher is started (or reused)
 under ``GRAPHMEM_HOME``.
@@ -16,8 +17,8 @@ from graphmem.config import GraphmemSettings, Neo4jSettings
 from graphmem.graph import connection
 
 if TYPE_CHECKING:
-    from graphmem.facade import GraphMemory
     from graphmem.graph.migrations import Migrator
+    from graphmem.graph.runner import QueryRunner
 
 logger = logging.getLogger(__name__)
 
@@ -78,27 +79,23 @@ def _open(neo4j: Neo4jSettings, settings: GraphmemSettings, start_local: bool) -
                                   neo4j.database)
 
 
-def open_memory_at(
+def open_runner_at(
     neo4j: Neo4jSettings | None = None,
     settings: GraphmemSettings | None = None,
-    namespace: str | None = None,
-    llm: Any | None = None,
+    *,
     migrate: bool = False,
     start_local: bool = True,
-) -> GraphMemory:
-    """A :class:`~graphmem.GraphMemory` from settings (read from the environment when not
-    given) that owns its connection: close it (or use it as a context manager).
+) -> QueryRunner:
+    """A :class:`~graphmem.graph.runner.QueryRunner` on the configured database (settings read
+    from the environment when not given) that owns its driver: close it when done.
+    :func:`graphmem.facade.open_memory_at` builds a facade on it.
 
     Args:
-        namespace: tenant (default ``GRAPHMEM_NAMESPACE``).
         migrate: apply pending migrations first.
         start_local: start the local Neo4j when ``NEO4J_URI`` is unset (else only connect).
     Raises:
-        LauncherError, ServiceUnavailableError, AuthenticationError, MigrationError,
-        EmbeddingDimensionError.
+        LauncherError, ServiceUnavailableError, AuthenticationError, MigrationError.
     """
-    from graphmem.embeddings import embedder_from_name
-    from graphmem.facade import GraphMemory
     from graphmem.graph.migrations import Migrator
 
     neo4j = neo4j or Neo4jSettings()
@@ -107,9 +104,7 @@ def open_memory_at(
     try:
         if migrate:
             Migrator(runner, vector_dimension=settings.vector_dimension).migrate()
-        return GraphMemory(runner, embedder_from_name(settings.embedding_model),
-                           namespace=settings.namespace if namespace is None else namespace,
-                           llm=llm)
+        return runner
     except BaseException:
         runner.close()
         raise

@@ -118,7 +118,7 @@ def run_demo(
     """
     from graphmem import neo4j_local
     from graphmem.config import GraphmemSettings, Neo4jSettings
-    from graphmem.connect import open_memory_at
+    from graphmem.facade import open_memory_at
     from graphmem.conversations import read_conversations
 
     console = console or Console()

@@ -80,8 +80,6 @@ class GraphMemory(LifecycleVerbs):
     ) -> GraphMemory:
         """Build from the environment (``NEO4J_*``, ``GRAPHMEM_*``), starting the local Neo4j
         when no ``NEO4J_URI`` is set. ``migrate=True`` applies pending migrations first."""
-        from graphmem.connect import open_memory_at
-
         return open_memory_at(namespace=namespace, llm=llm, migrate=migrate)
 
     # -- the memories -------------------------------------------------------------------------
@@ -376,3 +374,38 @@ class GraphMemory(LifecycleVerbs):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def open_memory_at(
+    neo4j: Any | None = None,
+    settings: Any | None = None,
+    namespace: str | None = None,
+    llm: Any | None = None,
+    migrate: bool = False,
+    start_local: bool = True,
+) -> GraphMemory:
+    """A :class:`GraphMemory` from settings (``Neo4jSettings`` / ``GraphmemSettings``, read
+    from the environment when not given) that owns its connection: close it (or use it as a
+    context manager).
+
+    Args:
+        namespace: tenant (default ``GRAPHMEM_NAMESPACE``).
+        migrate: apply pending migrations first.
+        start_local: start the local Neo4j when ``NEO4J_URI`` is unset (else only connect).
+    Raises:
+        LauncherError, ServiceUnavailableError, AuthenticationError, MigrationError,
+        EmbeddingDimensionError.
+    """
+    from graphmem.config import GraphmemSettings
+    from graphmem.connect import open_runner_at
+    from graphmem.embeddings import embedder_from_name
+
+    settings = settings or GraphmemSettings()
+    runner = open_runner_at(neo4j, settings, migrate=migrate, start_local=start_local)
+    try:
+        return GraphMemory(runner, embedder_from_name(settings.embedding_model),
+                           namespace=settings.namespace if namespace is None else namespace,
+                           llm=llm)
+    except BaseException:
+        runner.close()
+        raise

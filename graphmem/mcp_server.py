@@ -176,9 +176,13 @@ def build_server(namespace: str, opener: Callable[[str], GraphMemory] | None = N
     """
     server_cls, tool_error = _sdk()
     holder = MemoryHolder(namespace, opener)
+    # the SDK configures the root logger at construction: WARNING unless graphmem's own
+    # logger was asked for more (``graphmem -v mcp``), so a client's stderr stays quiet
+    quiet = logging.getLogger("graphmem").getEffectiveLevel() > logging.INFO
     server = server_cls("graphmem", instructions=(
         f"Long-term graph memory (namespace {holder.namespace!r}). Call remember for facts "
-        "worth keeping, recall before answering, feedback when a task ends."))
+        "worth keeping, recall before answering, feedback when a task ends."),
+        log_level="WARNING" if quiet else "INFO")
 
     async def call(fn: Callable[[GraphMemory], Any]) -> Any:
         try:

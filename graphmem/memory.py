@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, Field
 
 from graphmem.errors import InvalidInputError
+from graphmem.graph.registry import set_label_source
 from graphmem.instrumentation import instrument_memory
 from graphmem.llm import LLMAccounting, LLMUsage
 from graphmem.names import validate_namespace
@@ -412,6 +413,9 @@ def all_labels(names: Iterable[str] | None = None) -> tuple[str, ...]:
     """Labels owned by the given memories (default all), in registry order."""
     chosen = MEMORY_REGISTRY if names is None else {n: memory_spec(n) for n in names}
     return tuple(label for spec in chosen.values() for label in spec.labels)
+
+
+set_label_source(all_labels)  # what the queries' {{MEMORY_LABELS}} expands to
 
 
 register_memory(MemorySpec(

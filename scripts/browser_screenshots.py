@@ -1,4 +1,4 @@
-"""Take the README's Neo4j Browser screenshots from a real headless Chromium session.
+"""Take the Neo4j Browser screenshots of docs/neo4j.md from a real headless Chromium session.
 
 Runs each saved query of ``cypher/browser/`` (with ``:param namespace``) in the Browser that the
 local launcher serves, after loading graphmem's style sheet, and saves one PNG per query.

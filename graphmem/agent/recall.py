@@ -2,7 +2,7 @@
 
 Each memory is asked for more than ``k`` items (:data:`FETCH_FACTOR` × ``k``), so an item a
 memory ranks just below the cut still counts; the lists are fused with
-:func:`graphmem.retrievers.fusion.reciprocal_rank_fusion` on the documents' ``fusion_key``.
+:func:`graphmem.agent.rank_fusion.reciprocal_rank_fusion` on the documents' ``fusion_key``.
 
 The fused recall tells the truth about time and gives one item per conversation turn:
 
@@ -11,7 +11,7 @@ The fused recall tells the truth about time and gives one item per conversation 
   (as an Event or the State it asserted) and by associative memory (as an Episode) is one item;
 - each item keeps the state judgement any memory made of it (``current``, ``valid_to``: its
   documents' ``validity``), and among the ``k`` items returned a superseded state never
-  outranks a state that replaced it (:func:`graphmem.retrievers.fusion.put_superseded_after`):
+  outranks a state that replaced it (:func:`graphmem.agent.rank_fusion.put_superseded_after`):
   the replacement is moved up to just above it, and its ``superseded_by`` names that item's
   ``fusion_key``. The set of the ``k`` items is what the fusion chose (moving a replacement in
   from below the cut pushed evidence out: LoCoMo dev recall@10 .746 -> .710).
@@ -37,7 +37,7 @@ from graphmem.errors import InvalidInputError
 from graphmem.llm import LLMUsage
 from graphmem.memory import MAX_K, RecallItem, RecallResult, Round, check_count, memory_spec
 from graphmem.parallel import ask_all
-from graphmem.retrievers.fusion import RRF_K, put_superseded_after, reciprocal_rank_fusion
+from graphmem.agent.rank_fusion import RRF_K, put_superseded_after, reciprocal_rank_fusion
 from graphmem.time_travel import check_as_of
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ def fuse_results(results: Sequence[tuple[RecallResult, list[Document]]], k: int,
 
     Reciprocal rank fusion on the documents' ``fusion_key`` (one item per conversation turn:
     the key of an item resting on one turn is that turn's conversation and source message id),
-    then :func:`~graphmem.retrievers.fusion.put_superseded_after` within the first ``k`` (a
+    then :func:`~graphmem.agent.rank_fusion.put_superseded_after` within the first ``k`` (a
     superseded state is never above a state that replaced it: the replacement moves up, its
     score raised to the superseded one's), then the cut to ``k``.
 

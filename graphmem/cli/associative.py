@@ -58,14 +58,22 @@ def recall(
                                help="round budget (max_rounds; default the configured one)"),
     structure: str = typer.Option("ctc", "--structure", help="ce | cte | ctc"),
     k: int = typer.Option(10, "--k", "-k", min=1, help="items returned"),
+    as_of: str = typer.Option(None, "--as-of", help="answer as at this ISO 8601 time with an "
+                              "offset (only what had happened by then)"),
+    include_archived: bool = typer.Option(False, "--include-archived",
+                                          help="also recall episodes retention archived"),
     as_json: bool = typer.Option(False, "--json", help="print the full result as JSON"),
 ) -> None:
     """Reconstruct evidence for QUESTION round by round; show each item and each round."""
+    from graphmem.time_travel import parse_as_of
+
     if structure not in ("ce", "cte", "ctc"):
         raise typer.BadParameter(f"--structure must be ce, cte or ctc, got {structure!r}")
-    with open_memory(namespace) as mem:
+    with cli_errors(), open_memory(namespace) as mem:
         result = mem.associative.recall(question, k=k, max_rounds=rounds,
-                                        structure=structure)  # type: ignore[arg-type]
+                                        structure=structure,  # type: ignore[arg-type]
+                                        as_of=parse_as_of(as_of),
+                                        include_archived=include_archived)
         if as_json:
             print(result.model_dump_json(indent=2))
             return

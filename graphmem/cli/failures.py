@@ -2,7 +2,7 @@
 ``error: <what> — <why> — <what to do>``, and the same exit code per error class in every
 command (the traceback only with ``graphmem --debug``).
 
-Exit codes (:data:`EXIT_CODES`, documented in the README):
+Exit codes (:data:`EXIT_CODES`, documented in docs/cli.md):
 
 ====  ==========================================================================
 0     success

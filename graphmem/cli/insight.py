@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from graphmem.cli.common import (
+    cli_errors,
     console,
     ingest_progress,
     open_memory,
@@ -32,11 +33,16 @@ def recall(
     query_k: int = typer.Option(None, "--query-k", help="similar queries (eq. 2; default 5)"),
     lam: float = typer.Option(None, "--lambda", help="conflict penalty λ ≥ 0 (eq. 8; default 1)"),
     namespace: str = typer.Option(None, "--namespace", "-n", help="tenant (default GRAPHMEM_NAMESPACE)"),
+    as_of: str = typer.Option(None, "--as-of", help="answer as at this ISO 8601 time with an "
+                              "offset (insights recorded and active then)"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Top-k active insights for QUERY with s, c, r = s − λc and their evidence query ids."""
-    with open_memory(namespace) as mem:
-        result = mem.insight.recall(query, k=k, query_k=query_k, lam=lam)
+    from graphmem.time_travel import parse_as_of
+
+    with cli_errors(), open_memory(namespace) as mem:
+        result = mem.insight.recall(query, k=k, query_k=query_k, lam=lam,
+                                    as_of=parse_as_of(as_of))
         if as_json:
             print(result.model_dump_json(indent=2))
             return

@@ -250,7 +250,7 @@ def _try_counts(namespace: str | None) -> dict | None:
     through the shell's connection)."""
     from graphmem.cli.common import warm_memory
     from graphmem.config import GraphmemSettings, Neo4jSettings
-    from graphmem.connect import open_memory_at
+    from graphmem.facade import open_memory_at
     from graphmem.errors import GraphmemError
 
     def answer(mem) -> dict:

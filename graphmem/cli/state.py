@@ -54,13 +54,16 @@ def recall(
                                help="round budget including the first (max_rounds)"),
     as_of: str = typer.Option(None, "--as-of", help="answer as at this ISO 8601 time with an "
                               "offset (what had happened by then, states judged then)"),
+    include_archived: bool = typer.Option(False, "--include-archived",
+                                          help="also recall units retention archived"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     """Events and states for QUESTION with their source ids, and each round's action."""
     from graphmem.time_travel import parse_as_of
 
     with cli_errors(), open_memory(namespace) as mem:
-        result = mem.state.recall(question, k=k, max_rounds=rounds, as_of=parse_as_of(as_of))
+        result = mem.state.recall(question, k=k, max_rounds=rounds, as_of=parse_as_of(as_of),
+                                  include_archived=include_archived)
         if as_json:
             print(json.dumps(result.to_json_dict(), indent=2))
             return

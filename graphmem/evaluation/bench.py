@@ -195,5 +195,5 @@ def run_bench(mem: GraphMemory, server: dict[str, Any], data: Path | None, out: 
     report["summary"] = summary_lines(report)
     report["plots"] = bench_plots(report, out, sizes)
     rpt.write_json(out, report)
-    (out / "report.md").write_text(bench_markdown(report), encoding="utf-8")
+    (out / "report.md").write_text(bench_markdown(report, __doc__ or ""), encoding="utf-8")
     return report

@@ -114,15 +114,14 @@ def _write_breakdown(memory: str, writes: dict[str, Any]) -> str:
               f"{writes['outside_statement_seconds']:.3f}")
 
 
-def bench_markdown(report: dict[str, Any]) -> str:
-    """report.md of ``graphmem bench``."""
-    from graphmem.evaluation import bench
-
+def bench_markdown(report: dict[str, Any], description: str = "") -> str:
+    """report.md of ``graphmem bench``; ``description`` (what the bench measures, the
+    :mod:`graphmem.evaluation.bench` docstring) heads it."""
     cfg = report["config"]["parameters"]
     parts = ["# graphmem bench", "",
              f"Run `{cfg['run_id']}`, sizes {cfg['sizes']}, {cfg['questions']} questions, tenant "
              f"{cfg['tenant']} ({cfg['tenant_turns']} turns), σ = {cfg['sigma']}, total {report['seconds']} s.", "",
-             (bench.__doc__ or "").strip(), "", "## Recall latency (ms)", ""]
+             description.strip(), "", "## Recall latency (ms)", ""]
     rows = []
     for size, row in report["recall"].items():
         for m, v in row["ms"].items():

@@ -25,6 +25,7 @@ from typing import Any
 from graphmem.conversations import Conversation, Turn
 from graphmem.evaluation.metrics import percentiles, ratio
 from graphmem.facade import GraphMemory
+from graphmem.retrieval.vectors import vector_cache_of
 
 logger = logging.getLogger(__name__)
 
@@ -96,7 +97,7 @@ def long_history_section(mem: GraphMemory, prefix: str, texts: Sequence[str],
                 times = []
                 for q in QUESTIONS[memory] * 2:  # warm-up: this size's plans, the vector cache
                     store.recall(q, k=10)
-                cache = getattr(tenant.runner, "vector_cache", None)
+                cache = vector_cache_of(tenant.runner)
                 if cache is not None:
                     cache.wait()  # a large history's vectors load in the background: steady state
                 for q in QUESTIONS[memory]:

@@ -112,7 +112,7 @@ def check_target(value: float | None, limit: float, higher_is_better: bool = Fal
 
 
 def fuse_rankings(rankings: Sequence[Sequence[str]], k: int = 60) -> list[str]:
-    """Reciprocal rank fusion of id lists via :func:`graphmem.retrievers.fusion.reciprocal_rank_fusion`
+    """Reciprocal rank fusion of id lists via :func:`graphmem.agent.rank_fusion.reciprocal_rank_fusion`
     (Cormack et al. 2009, ``Σ 1/(k + rank)``), ids deduplicated within each list first.
 
     Returns:
@@ -120,7 +120,7 @@ def fuse_rankings(rankings: Sequence[Sequence[str]], k: int = 60) -> list[str]:
     """
     from langchain_core.documents import Document
 
-    from graphmem.retrievers.fusion import reciprocal_rank_fusion
+    from graphmem.agent.rank_fusion import reciprocal_rank_fusion
 
     lists = [[Document(page_content="", id=i) for i in dict.fromkeys(r)] for r in rankings]
     return [d.id for d in reciprocal_rank_fusion(lists, k=k)]

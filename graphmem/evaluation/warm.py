@@ -15,7 +15,6 @@ each command's output and its exit code are one line on the pipe.
 
 from __future__ import annotations
 
-import inspect
 import json
 import logging
 import os
@@ -146,27 +145,15 @@ class ShellClient:
             return self.proc.wait()
 
 
-def _cli_default(command: Callable[..., Any], name: str) -> Any:
-    """The default of option ``name`` of a typer command function (its ``typer.Option``)."""
-    default = inspect.signature(command).parameters[name].default
-    return getattr(default, "default", default)
-
-
 def recall_calls(mem: GraphMemory, k: int) -> dict[str, tuple[Callable[[str], Any], Callable[[str], list[str]]]]:
-    """Per memory: the in-process recall with the CLI command's own defaults, and the CLI line
-    for a question. Returns ``{memory: (recall(question) -> result, line(question) -> args)}``."""
-    from graphmem.cli import associative as assoc_cli
-    from graphmem.cli import state as state_cli
-
-    rounds = _cli_default(state_cli.recall, "rounds")
-    assoc_rounds = _cli_default(assoc_cli.recall, "rounds")
-    structure = _cli_default(assoc_cli.recall, "structure")
+    """Per memory: the in-process recall with the memory's defaults (the CLI commands' defaults
+    are the same: tests/unit/evaluation/test_warm.py), and the CLI line for a question.
+    Returns ``{memory: (recall(question) -> result, line(question) -> args)}``."""
     ns = mem.namespace
     return {
-        "state": (lambda q: mem.state.recall(q, k=k, max_rounds=rounds),
+        "state": (lambda q: mem.state.recall(q, k=k),
                   lambda q: ["state", "recall", q, "-n", ns, "-k", str(k), "--json"]),
-        "associative": (lambda q: mem.associative.recall(q, k=k, max_rounds=assoc_rounds,
-                                                         structure=structure),
+        "associative": (lambda q: mem.associative.recall(q, k=k),
                         lambda q: ["associative", "recall", q, "-n", ns, "-k", str(k), "--json"]),
     }
 

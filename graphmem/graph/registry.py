@@ -26,9 +26,10 @@ costs milliseconds on a large nested answer such as a retrieval round.
 
 Label unions over every memory (namespace deletion and counts in ``cypher/core/``) are not
 hand-listed: a body may write the placeholder ``{{MEMORY_LABELS}}`` where a label expression goes
-(``(n:{{MEMORY_LABELS}})``), and :meth:`CypherRegistry.get` substitutes
-``"|".join(graphmem.memory.all_labels())`` — the labels of the memories registered *now*, so a
-memory registered at run time is included. Each label must match ``^[A-Z][A-Za-z0-9]*$`` (labels
+(``(n:{{MEMORY_LABELS}})``), and :meth:`CypherRegistry.get` substitutes the labels of the
+memories registered *now* (so a memory registered at run time is included), joined by ``|``.
+graph/ knows no memory: :mod:`graphmem.memory` installs the source of those labels
+(:func:`set_label_source`) when it loads. Each label must match ``^[A-Z][A-Za-z0-9]*$`` (labels
 come from graphmem's fixed vocabulary, never from user input), else :class:`QueryRegistryError`.
 """
 
@@ -37,7 +38,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -177,15 +178,30 @@ def expand_template(query: CypherQuery) -> list[CypherQuery]:
     return out
 
 
+#: Where ``{{MEMORY_LABELS}}`` takes its labels from (see :func:`set_label_source`).
+_label_source: Callable[[], Sequence[str]] | None = None
+
+
+def set_label_source(source: Callable[[], Sequence[str]]) -> None:
+    """Install ``source`` (no arguments, returns the registered memories' labels in registry
+    order) as what ``{{MEMORY_LABELS}}`` expands to. :mod:`graphmem.memory` installs
+    ``all_labels`` when it loads."""
+    global _label_source
+    _label_source = source
+
+
 def memory_label_union() -> str:
     """``"Query|Step|...|Theme"``: the labels of every registered memory, in registry order.
 
     Raises:
-        QueryRegistryError: no memory registered, or a label outside ``^[A-Z][A-Za-z0-9]*$``.
+        QueryRegistryError: no label source installed (``graphmem.memory`` not loaded), no
+            memory registered, or a label outside ``^[A-Z][A-Za-z0-9]*$``.
     """
-    from graphmem.memory import all_labels
-
-    labels = all_labels()
+    if _label_source is None:
+        raise QueryRegistryError(
+            "{{MEMORY_LABELS}} stands for the registered memories' labels and no memory registry "
+            "is loaded: import graphmem.memory (GraphMemory and every memory class do) first")
+    labels = tuple(_label_source())
     if not labels:
         raise QueryRegistryError("no memory is registered: the label union would be empty")
     bad = [label for label in labels if not _LABEL.match(label)]

@@ -9,7 +9,7 @@ import logging
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import neo4j
 from neo4j import exceptions as ne
@@ -18,12 +18,11 @@ from neo4j.api import BookmarkManager
 from graphmem import telemetry
 from graphmem.errors import QueryError, InvalidInputError, translate_neo4j_error
 from graphmem.graph.registry import CypherQuery, CypherRegistry
-from graphmem.retrieval.vectors import VectorCache
-from graphmem.retrieval.aliases import AliasCache
 
 Record = dict[str, Any]
 
 logger = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 
 class BoltList(list):
@@ -96,14 +95,25 @@ class QueryRunner:
         self._owns_driver = owns_driver
         self.bookmark_manager = (bookmark_manager if bookmark_manager is not None
                                  else neo4j.GraphDatabase.bookmark_manager())
-        #: The retrieval engine's unit vectors of small namespaces (graphmem.retrieval.vectors),
-        #: shared by every facade on this runner.
-        self.vector_cache = VectorCache()
-        #: The retrieval engine's person aliases per namespace (graphmem.retrieval.aliases).
-        self.alias_cache = AliasCache()
+        self._shared: dict[str, Any] = {}
+        self._shared_lock = threading.Lock()
         self._stats_lock = threading.Lock()
         self._retries = 0
         self._retry_codes: Counter[str] = Counter()
+
+    def shared(self, key: str, factory: Callable[[], _T]) -> _T:
+        """The object kept once per runner under ``key``, built by ``factory()`` on first use
+        (thread-safe): how the layers above keep state per connection without this layer
+        knowing them (the retrieval engine's vector and alias caches,
+        :func:`graphmem.retrieval.vectors.vector_cache_of`), shared by every facade on this
+        runner."""
+        found = self._shared.get(key)
+        if found is None:
+            with self._shared_lock:
+                found = self._shared.get(key)
+                if found is None:
+                    found = self._shared[key] = factory()
+        return found
 
     def _check(self, query: CypherQuery, params: dict[str, Any]) -> None:
         given = set(params)

@@ -131,4 +131,14 @@ def read_aliases(runner: Any, label: str, namespace: str) -> Aliases:
     return aliases
 
 
-__all__ = ["AliasCache", "Aliases", "CACHE_NAMESPACES", "read_aliases"]
+__all__ = ["AliasCache", "Aliases", "CACHE_NAMESPACES", "alias_cache_of", "read_aliases"]
+
+
+def alias_cache_of(runner: Any) -> AliasCache | None:
+    """The :class:`AliasCache` of ``runner`` (a :class:`~graphmem.graph.runner.QueryRunner`:
+    one per runner, made on first use; a runner without ``shared``: its ``alias_cache``
+    attribute, else None, meaning no people step)."""
+    shared = getattr(runner, "shared", None)
+    if shared is None:
+        return getattr(runner, "alias_cache", None)
+    return shared("alias_cache", AliasCache)

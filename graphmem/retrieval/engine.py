@@ -38,13 +38,13 @@ import numpy as np
 from graphmem.errors import InvalidInputError, QueryError
 from graphmem.memory import PathStep
 from graphmem.retrieval import fusion
-from graphmem.retrieval.aliases import read_aliases
+from graphmem.retrieval.aliases import alias_cache_of, read_aliases
 from graphmem.retrieval.candidates import (SPEAKER, UNIT_COLUMNS, Candidate, stored_time,
                                            token as _token)
 from graphmem.retrieval.passages import span_of
 from graphmem.retrieval.cache_refresh import VECTOR_BATCH, refresh_entry  # noqa: F401
 from graphmem.retrieval.vectors import (CACHE_UNITS, INLINE_READ, LOAD_AFTER_MISSES,
-                                        NamespaceVectors, cache_enabled)
+                                        NamespaceVectors, cache_enabled, vector_cache_of)
 from graphmem.retrieval.text import (archived_token, candidate_terms, index_terms, lucene_query,
                                      mention_terms, namespace_token)
 from graphmem.retrieval.units import unit_rows, window_texts
@@ -146,7 +146,7 @@ class HybridSearch:
         :meth:`rank`). They are cached per runner under the namespace's unit version and read
         again (one query) only when a round's token differs, the round then run again only if
         the question's expansion changed. A runner without ``alias_cache`` has no people step."""
-        cache = getattr(self.runner, "alias_cache", None)
+        cache = alias_cache_of(self.runner)
         scope = {"since": since, "until": until, "include_archived": include_archived}
         if cache is None or not question or not question.strip():
             return self._fetch(namespace, question, query_vector, **scope)
@@ -197,7 +197,7 @@ class HybridSearch:
             exact_limit=self.exact_limit, df_cap=DF_CAP, guard=False, cached=False, dense_ids=[],
             dense_sims=[], known_terms=[], known_speakers=[], stats=None, lexical_cached=False,
             lexical_ids=[], **window)
-        cache = getattr(self.runner, "vector_cache", None) if cache_enabled() else None
+        cache = vector_cache_of(self.runner) if cache_enabled() else None
         key = (self.label, namespace, len(vector))
         entry = cache.get(key) if cache is not None else None
         if entry is not None and (len(entry.stamps) > self.cache_limit

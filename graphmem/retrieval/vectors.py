@@ -394,3 +394,12 @@ def _unit(vector: Any, width: int) -> np.ndarray | None:
         return None
     return (arr / norm).astype(np.float32)
 
+
+def vector_cache_of(runner: Any) -> VectorCache | None:
+    """The :class:`VectorCache` of ``runner`` (a :class:`~graphmem.graph.runner.QueryRunner`:
+    one per runner, made on first use; a runner without ``shared``: its ``vector_cache``
+    attribute, else None, meaning no cache)."""
+    shared = getattr(runner, "shared", None)
+    if shared is None:
+        return getattr(runner, "vector_cache", None)
+    return shared("vector_cache", VectorCache)

@@ -50,7 +50,7 @@ from graphmem.facade import GraphMemory
 from graphmem.memory import MAX_K, Memory, check_count, check_number, memory_names, memory_spec
 from graphmem.names import validate_namespace
 from graphmem.parallel import ask_all
-from graphmem.retrievers.fusion import RRF_K, put_superseded_after, reciprocal_rank_fusion
+from graphmem.agent.rank_fusion import RRF_K, put_superseded_after, reciprocal_rank_fusion
 from graphmem.time_travel import check_as_of, parse_as_of
 from graphmem.timeparse import check_window
 
@@ -401,7 +401,7 @@ class CombinedGraphMemoryRetriever(_NamespacedRetriever):
     Each memory returns its top ``fetch_k`` Documents (default ``3 k``, so an item one memory
     ranks just below ``k`` still counts); the lists are fused with
     RRF(d) = Σ_m w_m / (rrf_k + rank_m(d)) (Cormack et al., SIGIR 2009; ``rrf_k`` = 60 by
-    default, :data:`graphmem.retrievers.fusion.RRF_K`) on the documents' ``fusion_key`` — the same
+    default, :data:`graphmem.agent.rank_fusion.RRF_K`) on the documents' ``fusion_key`` — the same
     conversation turn found by state memory (an Event) and associative memory (an Episode) is one
     document — and the top ``k`` returned. A memory with no results simply contributes nothing.
     Fused Documents keep their memory's metadata (``score``, ``rank``) and gain ``rrf_score`` and

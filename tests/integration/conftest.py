@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+import graphmem.memory  # noqa: F401  (installs what {{MEMORY_LABELS}} expands to: tests run
+#                                      core queries on a bare runner too)
 from graphmem.config import Neo4jSettings
 from graphmem.datasets import ENV_VAR, bundled_root
 from graphmem.embeddings import SentenceTransformerEmbedder

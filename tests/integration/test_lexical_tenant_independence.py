@@ -19,6 +19,7 @@ from graphmem.facade import GraphMemory
 from graphmem.retrieval import HybridSearch
 from graphmem.retrieval.engine import LEXICAL_K
 from graphmem.retrieval.text import analyze, index_terms
+from graphmem.retrieval.vectors import vector_cache_of
 
 QUESTION = "kayak lighthouse"
 FILLER = ["river", "morning", "paddle", "friends", "weather", "harbor", "picnic", "camera",
@@ -70,7 +71,7 @@ def test_lexical_candidates_and_recall_do_not_move_when_another_tenant_writes(
     vector = embedder.embed_query(QUESTION)
     for _ in range(3):                                   # loaded on the second miss
         search.fetch(namespace, QUESTION, vector)
-    entry = runner.vector_cache.get(("Event", namespace, embedder.dimension))
+    entry = vector_cache_of(runner).get(("Event", namespace, embedder.dimension))
     assert entry is not None and entry.complete_lexicon
     assert entry.dfs["kayak"] == PER_TERM and entry.dfs["lighthouse"] == PER_TERM
     before = _answers(tenant, search, vector)
@@ -88,5 +89,5 @@ def test_lexical_candidates_and_recall_do_not_move_when_another_tenant_writes(
         after = _answers(tenant, search, vector)
     finally:
         foreign.delete_namespace()
-    assert runner.vector_cache.get(("Event", namespace, embedder.dimension)) is entry
+    assert vector_cache_of(runner).get(("Event", namespace, embedder.dimension)) is entry
     assert after == before

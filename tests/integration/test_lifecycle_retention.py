@@ -18,6 +18,7 @@ from graphmem.retrieval import HybridSearch
 from graphmem.retrieval.text import archived_token, namespace_token
 from graphmem.retrievers import (AssociativeRetriever, CombinedGraphMemoryRetriever,
                                  StateRetriever)
+from graphmem.retrieval.vectors import vector_cache_of
 from reliability import other_namespace, snapshot, tq  # noqa: F401
 
 #: Old turns (200 days before the test) and recent ones (2 days before), one conversation.
@@ -109,7 +110,7 @@ def retained(runner, embedder, tq, namespace):  # noqa: F811
     now = datetime.now(timezone.utc)
     mem.add(_messages(OLD, now - timedelta(days=200)) + _messages(RECENT, now - timedelta(days=2)),
             conversation_id="chat-1")
-    runner.vector_cache.clear()
+    vector_cache_of(runner).clear()
     for question in list(ASKED.values()) * 3:                 # loaded on the second miss
         for label in ("Event", "Episode"):
             HybridSearch(runner, label).fetch(namespace, question, embedder.embed_query(question))
@@ -188,7 +189,7 @@ def test_the_vector_cache_sees_an_archive_at_once(retained, runner, embedder,
         search = HybridSearch(runner, label)
         question = ASKED["o2"]
         search.fetch(namespace, question, embedder.embed_query(question))
-        entry = runner.vector_cache.get((label, namespace, embedder.dimension))
+        entry = vector_cache_of(runner).get((label, namespace, embedder.dimension))
         assert entry is not None and entry.complete_lexicon and len(entry.stamps) == 16
         # archived units stay in the entry and its statistics, masked from its two top-k lists
         assert len(entry.archived) == len(archived) and entry.stats[0] == 16
@@ -258,6 +259,18 @@ def test_the_cli_sets_the_policy_and_applies_it(runner, embedder, tq, namespace,
         assert len(_archived(tq, namespace, "Event")) == report["archived"]["Event"]
         again = CliRunner().invoke(app, ["retain", "-n", namespace])    # the stored policy
         assert again.exit_code == 0 and "archived 0 units" in " ".join(again.stdout.split())
+        gone = _archived(tq, namespace, "Event")
+        for group in ("state", "associative"):
+            args = [group, "recall", "Where does Alice live?", "-n", namespace, "-k", "20",
+                    "--json"]
+            found = {}
+            for extra in ([], ["--include-archived"]):
+                out = CliRunner().invoke(app, [*args, *extra])
+                assert out.exit_code == 0, out.output
+                found[bool(extra)] = {s for i in json.loads(out.stdout)["items"]
+                                      for s in i["source_ids"]}
+            assert found[False] and not found[False] & gone, group
+            assert found[True] & gone, group
         bad = CliRunner().invoke(app, ["retain", "-n", namespace, "--max-age-days", "0"])
         assert bad.exit_code == 2 and "max_age_days" in bad.output
     finally:

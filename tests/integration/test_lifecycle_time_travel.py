@@ -99,7 +99,8 @@ def test_mcp_retrievers_and_cli_answer_as_of(drinks, runner, embedder, namespace
     assert bad.exit_code != 0 and "as_of" in " ".join(bad.output.split())
 
 
-def test_insights_as_of_before_and_after_their_archiving(runner, embedder, tq, namespace) -> None:
+def test_insights_as_of_before_and_after_their_archiving(runner, embedder, tq, namespace,
+                                                         cli_env) -> None:
     from graphmem.insight import InsightMemory
 
     base = InsightMemory(runner, embedder, namespace, related_top=0)
@@ -121,3 +122,10 @@ def test_insights_as_of_before_and_after_their_archiving(runner, embedder, tq, n
     assert base.recall(question, k=3).items == []
     assert base.recall(question, k=3, as_of=archived + timedelta(seconds=1)).items == []
     assert base.recall(question, k=3, as_of=created - timedelta(seconds=1)).items == []
+    from graphmem.cli.main import app
+
+    for when, expected in ((between, [lesson]), (archived + timedelta(seconds=1), [])):
+        cli = CliRunner().invoke(app, ["insight", "recall", question, "-n", namespace,
+                                       "--as-of", when.isoformat(), "--json"])
+        assert cli.exit_code == 0, cli.output
+        assert [i["id"] for i in json.loads(cli.stdout)["items"]] == expected

@@ -160,3 +160,16 @@ def test_token_bound_raises_a_typed_timeout_with_usage(llm: LocalChatModel) -> N
         short.with_structured_output(InsightText).invoke([("human", "Say something long.")])
     assert info.value.usage_metadata["output_tokens"] == 4
     assert info.value.usage_metadata["input_tokens"] > 0
+
+
+def test_model_defaults_set_llama_fields_for_one_load_only():
+    import llama_cpp.llama_cpp as low
+
+    from graphmem.llm_local import _model_defaults
+
+    assert low.llama_model_default_params().use_extra_bufts is True  # llama.cpp's default
+    with _model_defaults(use_extra_bufts=False, not_a_llama_field=1):
+        params = low.llama_model_default_params()
+        assert params.use_extra_bufts is False and not hasattr(params, "not_a_llama_field")
+    assert low.llama_model_default_params().use_extra_bufts is True
+    assert LocalChatModel(model_path="m.gguf").extra_buffer_types is False

@@ -14,6 +14,7 @@ from graphmem.evaluation.protocol import RetrievalSetting, apply_setting
 from graphmem.facade import GraphMemory
 from graphmem.retrieval.passages import MAX_PASSAGES
 from graphmem.retrieval.text import analyze
+from graphmem.retrieval.vectors import vector_cache_of
 from reliability import conversation, tq  # noqa: F401
 
 SUBJECTS = ["The build pipeline", "Our quarterly budget", "The kitchen renovation",
@@ -115,13 +116,13 @@ def test_a_fact_deep_in_a_long_message_is_found_by_its_passage(runner, tq, embed
         documents = memory.documents
         # the database path: cache off
         monkeypatch.setenv("GRAPHMEM_VECTOR_CACHE", "0")
-        runner.vector_cache.clear()
+        vector_cache_of(runner).clear()
         from_database = _found(memory, documents)
         # the cache path: loaded on the second miss, used from the next recall on
         monkeypatch.setenv("GRAPHMEM_VECTOR_CACHE", "1")
         for _ in range(2):
             _found(memory, documents)
-        entry = runner.vector_cache.get((label, namespace, 384))
+        entry = vector_cache_of(runner).get((label, namespace, 384))
         assert entry is not None
         group = entry.passages.group(entry.index[long_unit["id"]])
         assert group is not None and len(group) == len(spans) // 2

@@ -13,7 +13,7 @@ from langchain_core.documents import Document
 from graphmem.agent.recall import fuse_results
 from graphmem.documents import conversation_fusion_key, item_document, turn_key
 from graphmem.memory import RecallItem, RecallResult
-from graphmem.retrievers.fusion import put_superseded_after, reciprocal_rank_fusion, replaces
+from graphmem.agent.rank_fusion import put_superseded_after, reciprocal_rank_fusion, replaces
 
 NINE = "2024-05-03T09:00:00+00:00"
 SIX = "2024-05-03T18:00:00+00:00"

@@ -134,16 +134,3 @@ def test_importing_graphmem_does_not_import_llama_cpp() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
-
-
-def test_model_defaults_set_llama_fields_for_one_load_only():
-    import llama_cpp.llama_cpp as low
-
-    from graphmem.llm_local import LocalChatModel, _model_defaults
-
-    assert low.llama_model_default_params().use_extra_bufts is True  # llama.cpp's default
-    with _model_defaults(use_extra_bufts=False, not_a_llama_field=1):
-        params = low.llama_model_default_params()
-        assert params.use_extra_bufts is False and not hasattr(params, "not_a_llama_field")
-    assert low.llama_model_default_params().use_extra_bufts is True
-    assert LocalChatModel(model_path="m.gguf").extra_buffer_types is False

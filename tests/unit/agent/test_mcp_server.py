@@ -52,3 +52,22 @@ def test_tools_errors_and_single_open():
 def test_bad_namespace_refused():
     with pytest.raises(InvalidInputError):
         build_server("bad ns!")
+
+
+def test_the_server_logs_warnings_only_unless_asked() -> None:
+    import subprocess
+    import sys
+
+    script = ("import logging\n"
+              "from graphmem.mcp_server import build_server\n"
+              "{setup}"
+              "build_server('x', opener=lambda ns: None)\n"
+              "logging.getLogger('graphmem.probe').info('an info line')\n"
+              "logging.getLogger('graphmem.probe').warning('a warning line')\n")
+    quiet = subprocess.run([sys.executable, "-c", script.format(setup="")], capture_output=True,
+                           text=True, timeout=120, check=True)
+    assert "a warning line" in quiet.stderr and "an info line" not in quiet.stderr
+    asked = subprocess.run([sys.executable, "-c", script.format(
+        setup="logging.getLogger('graphmem').setLevel(logging.INFO)\n")], capture_output=True,
+        text=True, timeout=120, check=True)
+    assert "a warning line" in asked.stderr and "an info line" in asked.stderr

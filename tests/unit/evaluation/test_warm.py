@@ -1,17 +1,21 @@
-"""The warm-process section's pure parts: the paired latency summary, the CLI defaults the
-in-process recalls copy, the subprocess environment, and refusal of bad arguments before any
+"""The warm-process section's pure parts: the paired latency summary, the CLI recall defaults
+that equal the memories' (the in-process recalls use the latter), the subprocess environment, and refusal of bad arguments before any
 process starts."""
 
 from __future__ import annotations
 
+import inspect
 import sys
 
 import pytest
 
+from graphmem.associative.memory import AssociativeMemory
+from graphmem.associative.reconstruction import ReconstructionConfig
 from graphmem.cli import associative as assoc_cli
 from graphmem.cli import state as state_cli
 from graphmem.errors import InvalidInputError
 from graphmem.evaluation import warm
+from graphmem.state.memory import StateMemory
 
 
 def test_summary_of_paired_timings() -> None:
@@ -32,10 +36,18 @@ def test_summary_needs_pairs(inp, warm_ms, same) -> None:
         warm.summarize(inp, warm_ms, same)
 
 
-def test_in_process_recalls_use_the_cli_defaults() -> None:
-    assert warm._cli_default(state_cli.recall, "rounds") == 2
-    assert warm._cli_default(assoc_cli.recall, "rounds") is None
-    assert warm._cli_default(assoc_cli.recall, "structure") == "ctc"
+def _default(function, name: str):
+    default = inspect.signature(function).parameters[name].default
+    return getattr(default, "default", default)  # a typer.Option's own default
+
+
+def test_the_cli_recalls_default_to_the_memories_defaults() -> None:
+    """recall_calls times the memories' recall with their defaults against the CLI's."""
+    assert _default(state_cli.recall, "rounds") == _default(StateMemory.recall, "max_rounds") == 2
+    assert _default(assoc_cli.recall, "rounds") is None
+    assert _default(AssociativeMemory.recall, "max_rounds") is None
+    assert _default(assoc_cli.recall, "structure") == "ctc"
+    assert ReconstructionConfig().structure == "ctc"  # the memory's default
     assert warm.cli_argv("--help") == [sys.executable, "-m", "graphmem.cli.main", "--help"]
 
 
