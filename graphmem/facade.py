@@ -138,7 +138,7 @@ class GraphMemory(LifecycleVerbs):
 
     def add(self, messages: Any, *, conversation_id: str = "default",
             session_id: str | None = None,
-            memories: Sequence[str] = ("state", "associative")) -> dict[str, IngestReport]:
+            memories: Sequence[str] | None = None) -> dict[str, IngestReport]:
         """Store chat messages as they arrive (online writes).
 
         Args:
@@ -147,7 +147,8 @@ class GraphMemory(LifecycleVerbs):
                 8601 or datetime) and ``meta``; LangChain messages are accepted too.
             conversation_id: the conversation they belong to.
             session_id: optional session key (default ``"default"``).
-            memories: where to write (``"state"``, ``"associative"``).
+            memories: where to write (default: every memory that stores messages, today
+                ``"state"`` and ``"associative"``; :func:`graphmem.memory.message_memories`).
         Returns:
             ``{memory: IngestReport}``. Messages keep their arrival order when timestamps tie or
             are missing (a missing one takes the previous message's time). Idempotent per

@@ -261,6 +261,18 @@ class Memory(ABC, Generic[ItemT], LLMAccounting):
     #: ``GraphMemory.forget`` runs (:mod:`graphmem.agent.forget`). None: no messages.
     message_queries: ClassVar[str | None] = None
 
+    def check_conversation(self, conversation: Any) -> None:
+        """For a memory that stores messages: its own pure checks of one conversation
+        (:class:`graphmem.conversations.Conversation`), run by ``mem.add`` for every target
+        memory before the first write so that no memory refuses what another stored. Raises
+        InvalidInputError subclasses; the default checks nothing more."""
+
+    def last_message_time(self, conversation_id: str) -> Any:
+        """For a memory that stores messages: the time (aware datetime) of the latest stored
+        message of ``conversation_id``, or None (the default: this memory does not tell);
+        ``mem.add`` dates messages without a timestamp after it."""
+        return None
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         instrument_memory(cls)
@@ -415,6 +427,41 @@ def all_labels(names: Iterable[str] | None = None) -> tuple[str, ...]:
     return tuple(label for spec in chosen.values() for label in spec.labels)
 
 
+def message_memories() -> tuple[str, ...]:
+    """The registered memories that store conversation messages (their class declares
+    :attr:`Memory.message_queries`, so ``forget`` can remove what they hold), in registry order:
+    where ``mem.add`` writes by default. Imports each memory's class."""
+    return tuple(name for name, spec in MEMORY_REGISTRY.items() if spec.load().message_queries)
+
+
+#: The entry-point group through which an installed package registers a memory: each entry
+#: point names a :class:`MemorySpec` (or a callable returning one), e.g. in pyproject.toml
+#: ``[project.entry-points."graphmem.memories"] note = "toy_note:SPEC"``.
+ENTRY_POINT_GROUP = "graphmem.memories"
+
+
+def load_entry_points(group: str = ENTRY_POINT_GROUP) -> list[str]:
+    """Register the memories installed packages declare under ``group``; returns their names.
+    A broken entry point (it fails to load, is not a MemorySpec, or clashes with a registered
+    memory) is logged as an error naming it and skipped: one bad plugin never stops graphmem."""
+    from importlib.metadata import entry_points
+
+    added = []
+    for point in entry_points(group=group):
+        try:
+            spec = point.load()
+            if callable(spec) and not isinstance(spec, MemorySpec):
+                spec = spec()
+            if not isinstance(spec, MemorySpec):
+                raise InvalidInputError(f"it names a {type(spec).__name__}, not a MemorySpec")
+            register_memory(spec)
+            added.append(spec.name)
+        except Exception as exc:  # noqa: BLE001 - a plugin's failure is reported, not raised
+            logger.error("memory entry point %r (%s) skipped: %s: %s", point.name, point.value,
+                         type(exc).__name__, exc)
+    return added
+
+
 set_label_source(all_labels)  # what the queries' {{MEMORY_LABELS}} expands to
 
 
@@ -434,3 +481,4 @@ register_memory(MemorySpec(
     "associative", "graphmem.associative:AssociativeMemory",
     ("Cue", "Tag", "Episode", "SemanticUnit", "Theme", "Timeline"),
     "MRAgent: cue-tag-content graph for multi-step evidence reconstruction"))
+load_entry_points()  # memories of installed packages, after the built-in ones

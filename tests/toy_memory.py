@@ -72,3 +72,39 @@ def note_registered() -> Iterator[MemorySpec]:
         yield SPEC
     finally:
         MEMORY_REGISTRY.pop(SPEC.name, None)
+
+
+CHAT_SPEC = MemorySpec("chatnote", "toy_memory:ChatNoteMemory", ("ChatNote",),
+                       "toy: one note per chat message (tests only)")
+
+
+class ChatNoteMemory(NoteMemory):
+    """The toy as a memory that stores conversation messages (it declares ``message_queries``):
+    ``mem.add`` writes it by default, runs its own check first, and dates messages after the
+    latest one it tells of. A message containing ``FORBIDDEN`` is refused by its check."""
+
+    name = "chatnote"
+    message_queries = "chatnote"
+
+    def check_conversation(self, conversation: Any) -> None:
+        from graphmem.errors import InvalidInputError
+
+        for turn in conversation.turns:
+            if "FORBIDDEN" in turn.text:
+                raise InvalidInputError(f"chatnote refuses message {turn.source_id!r}")
+
+    def ingest(self, inputs: Any, *, progress: Progress | None = None) -> IngestReport:
+        texts = [turn.text for conversation in inputs for turn in conversation.turns]
+        report = super().ingest(texts, progress=progress)
+        report.created = {"ChatNote": report.created.get("Note", 0)} if report.created else {}
+        return report
+
+
+@contextmanager
+def chat_note_registered() -> Iterator[MemorySpec]:
+    """``chatnote`` in the memory registry for the block; removed afterwards."""
+    register_memory(CHAT_SPEC)
+    try:
+        yield CHAT_SPEC
+    finally:
+        MEMORY_REGISTRY.pop(CHAT_SPEC.name, None)

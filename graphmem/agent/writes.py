@@ -15,7 +15,7 @@ from graphmem.conversations import Conversation, validate_conversation
 from graphmem.errors import InvalidInputError, PartialWriteError, TrajectoryError
 from graphmem.instrumentation import traced
 from graphmem.llm import usage_totals
-from graphmem.memory import IngestReport, RecallItem, memory_spec
+from graphmem.memory import IngestReport, RecallItem, memory_spec, message_memories
 from graphmem.names import MAX_KEY_BYTES
 from graphmem.validation import validate_model, validate_text
 
@@ -24,32 +24,26 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Memories whose ``ingest`` takes conversations (the ones ``add`` can write).
-CONVERSATION_MEMORIES = ("state", "associative")
-#: Default memories of ``add``.
-DEFAULT_ADD_MEMORIES = ("state", "associative")
-
-
-def _native(value: Any) -> datetime | None:
-    return value.to_native() if hasattr(value, "to_native") else value
-
-
 def _last_time(mem: GraphMemory, conversation_id: str, names: Sequence[str]) -> datetime | None:
-    """The time of the conversation's latest stored message (this facade's cache, else one
-    read of state memory's latest event), for messages without a timestamp."""
+    """The time of the conversation's latest stored message (this facade's cache, else the
+    first target memory that tells: :meth:`graphmem.memory.Memory.last_message_time`), for
+    messages without a timestamp."""
     cache = mem._last_message_time
     if conversation_id in cache:
         return cache[conversation_id]
-    if "state" in names:
-        rows = mem.runner.read("state/last_event", namespace=mem.namespace,
-                               conversation=conversation_id)
-        if rows:
-            return _native(rows[0]["occurred_at"])
+    for name in names:
+        found = mem.memory(name).last_message_time(conversation_id)
+        if found is not None:
+            return found
     return None
 
 
-def _check_memories(memories: Sequence[str] | str) -> list[str]:
-    """The distinct memory names of ``memories`` if each takes conversation messages."""
+def _check_memories(memories: Sequence[str] | str | None) -> list[str]:
+    """The distinct memory names of ``memories`` (None: every memory that stores messages,
+    :func:`graphmem.memory.message_memories`) if each stores conversation messages."""
+    takers = message_memories()
+    if memories is None:
+        return list(takers)
     if isinstance(memories, str):
         memories = (memories,)
     if not isinstance(memories, Sequence):
@@ -57,24 +51,23 @@ def _check_memories(memories: Sequence[str] | str) -> list[str]:
     names = list(dict.fromkeys(memories))
     if not names:
         raise InvalidInputError("memories is empty: name at least one of "
-                                f"{', '.join(CONVERSATION_MEMORIES)}")
+                                f"{', '.join(takers)}")
     for name in names:
         memory_spec(name)
-        if name not in CONVERSATION_MEMORIES:
+        if name not in takers:
             raise InvalidInputError(f"memory {name!r} does not store conversation messages; use "
-                                    f"one of {', '.join(CONVERSATION_MEMORIES)} (task outcomes "
-                                    "go to feedback())")
+                                    f"one of {', '.join(takers)} (task outcomes go to "
+                                    "feedback())")
     return names
 
 
-def _precheck(conversation: Conversation, names: Sequence[str]) -> None:
-    """Run every target memory's own input checks (pure) before the first write, so that no
+def _precheck(mem: GraphMemory, conversation: Conversation, names: Sequence[str]) -> None:
+    """Run every target memory's own input checks (pure:
+    :meth:`graphmem.memory.Memory.check_conversation`) before the first write, so that no
     memory refuses what another has already stored."""
     validate_conversation(conversation)
-    if "associative" in names:
-        from graphmem.associative.construction import episodes_of
-
-        episodes_of(conversation)
+    for name in names:
+        mem.memory(name).check_conversation(conversation)
 
 
 def final_messages(conversation: Conversation) -> list[Message]:
@@ -95,9 +88,11 @@ def _add_attributes(reports: dict[str, IngestReport]) -> dict[str, Any]:
 @traced("graphmem.add", _add_attributes)
 def add_messages(mem: GraphMemory, messages: Any, *, conversation_id: str = "default",
                  session_id: str | None = None,
-                 memories: Sequence[str] = DEFAULT_ADD_MEMORIES) -> dict[str, IngestReport]:
-    """Write ``messages`` (see :mod:`graphmem.agent.messages`) into each of ``memories``; one
-    write transaction per memory (state memory adds its derived RELATED_EVENT edges after it).
+                 memories: Sequence[str] | None = None) -> dict[str, IngestReport]:
+    """Write ``messages`` (see :mod:`graphmem.agent.messages`) into each of ``memories`` (None:
+    every registered memory that stores messages, :func:`graphmem.memory.message_memories`);
+    one write transaction per memory (state memory adds its derived RELATED_EVENT edges after
+    it).
 
     Every field of every message is checked for every target memory before the first write
     (:func:`graphmem.agent.messages.validate_messages`, then each memory's own pure checks).
@@ -119,7 +114,7 @@ def add_messages(mem: GraphMemory, messages: Any, *, conversation_id: str = "def
     last = (_last_time(mem, conversation_id, names)
             if any(m.timestamp is None for m in parsed) else None)
     conversation = to_conversation(parsed, conversation_id, session_id, last)
-    _precheck(conversation, names)
+    _precheck(mem, conversation, names)
     reports: dict[str, IngestReport] = {}
     try:
         for name in names:

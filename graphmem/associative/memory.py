@@ -94,6 +94,13 @@ class AssociativeMemory(Memory[AssociativeItem]):
         self._totals: dict[str, int] | None = None  # cached N for idf; reset by ingest
 
     # ------------------------------------------------------------------ construction
+    def check_conversation(self, conversation: Any) -> None:
+        """The episode construction's own checks (pure: :func:`~graphmem.associative.
+        construction.episodes_of`), before ``mem.add`` writes anything."""
+        from graphmem.associative.construction import episodes_of
+
+        episodes_of(conversation)
+
     def ingest_file(self, path: str | Path, fmt: str = "auto", *,
                     progress: Progress | None = None) -> IngestReport:
         """Read conversations with :func:`graphmem.conversations.read_conversations` and ingest them.

@@ -69,7 +69,11 @@ def recall(
 
     if structure not in ("ce", "cte", "ctc"):
         raise typer.BadParameter(f"--structure must be ce, cte or ctc, got {structure!r}")
+    from graphmem.cli.display import explain_missing
+
     with cli_errors(), open_memory(namespace) as mem:
+        if not as_json and explain_missing(console, mem, "associative"):
+            return
         result = mem.associative.recall(question, k=k, max_rounds=rounds,
                                         structure=structure,  # type: ignore[arg-type]
                                         as_of=parse_as_of(as_of),

@@ -143,11 +143,23 @@ def explain_empty(console: Console, mem: GraphMemory, result: RecallResult) -> N
                       f"{result.memory} nodes, none close enough to the question",
                       highlight=False)
         return
-    others = {ns: per[result.memory] for ns, per in namespace_counts(mem).items()
-              if per.get(result.memory)}
+    _explain_missing(console, mem, result.memory)
+
+
+def explain_missing(console: Console, mem: GraphMemory, memory: str) -> bool:
+    """Before a recall: when ``mem``'s namespace holds no node of ``memory``, say so (and which
+    namespaces do) and return True, so the command stops before the embedding model loads."""
+    if sum(mem.memory(memory).counts().values()):
+        return False
+    _explain_missing(console, mem, memory)
+    return True
+
+
+def _explain_missing(console: Console, mem: GraphMemory, memory: str) -> None:
+    others = {ns: per[memory] for ns, per in namespace_counts(mem).items() if per.get(memory)}
     listing = ", ".join(f"{ns} ({n})" for ns, n in sorted(others.items())) or "none"
-    console.print(f"namespace {result.namespace!r} holds no {result.memory} memory — "
-                  f"namespaces with {result.memory} memory: {listing} — pass one with "
+    console.print(f"namespace {mem.namespace!r} holds no {memory} memory — "
+                  f"namespaces with {memory} memory: {listing} — pass one with "
                   f"--namespace, or ingest first (graphmem namespaces lists all)",
                   highlight=False)
 

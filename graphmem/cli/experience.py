@@ -88,7 +88,11 @@ def recall(
     as_json: bool = typer.Option(False, "--json", help="print the full result as JSON"),
 ) -> None:
     """Recall intra- and cross-task insights for a new task (EMG eq. 7)."""
+    from graphmem.cli.display import explain_missing
+
     with open_memory(namespace) as mem:
+        if not as_json and explain_missing(console, mem, "experience"):
+            return
         result = mem.experience.recall(task, k=k, t=t, with_rules=True)
         if as_json:
             print(result.model_dump_json(indent=2))

@@ -40,7 +40,11 @@ def recall(
     """Top-k active insights for QUERY with s, c, r = s − λc and their evidence query ids."""
     from graphmem.time_travel import parse_as_of
 
+    from graphmem.cli.display import explain_missing
+
     with cli_errors(), open_memory(namespace) as mem:
+        if not as_json and explain_missing(console, mem, "insight"):
+            return
         result = mem.insight.recall(query, k=k, query_k=query_k, lam=lam,
                                     as_of=parse_as_of(as_of))
         if as_json:

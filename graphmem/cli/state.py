@@ -61,7 +61,11 @@ def recall(
     """Events and states for QUESTION with their source ids, and each round's action."""
     from graphmem.time_travel import parse_as_of
 
+    from graphmem.cli.display import explain_missing
+
     with cli_errors(), open_memory(namespace) as mem:
+        if not as_json and explain_missing(console, mem, "state"):
+            return
         result = mem.state.recall(question, k=k, max_rounds=rounds, as_of=parse_as_of(as_of),
                                   include_archived=include_archived)
         if as_json:

@@ -153,18 +153,18 @@ class GraphmemChatMessageHistory(BaseChatMessageHistory):
         memory: the facade (its namespace is the history's tenant).
         conversation_id: the conversation.
         session_id: optional session key of the messages added.
-        memories: where ``add_messages`` writes (default state and associative memory; state
+        memories: where ``add_messages`` writes (default: every memory that stores messages; state
             memory must be among them for ``messages`` to read them back).
         limit: most messages ``messages`` returns (the oldest first).
     """
 
     def __init__(self, memory: GraphMemory, conversation_id: str = "default", *,
                  session_id: str | None = None,
-                 memories: Sequence[str] = ("state", "associative"), limit: int = 10_000):
+                 memories: Sequence[str] | None = None, limit: int = 10_000):
         self.memory = memory
         self.conversation_id = conversation_id
         self.session_id = session_id
-        self.memories = tuple(memories)
+        self.memories = None if memories is None else tuple(memories)
         self.limit = limit
 
     @property

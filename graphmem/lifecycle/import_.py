@@ -197,7 +197,15 @@ def _state(mem: GraphMemory, header: Header, end: EndLine, report: ImportReport)
             return "complete"
         report.resumed_from = int(state.get("lines") or 0)
         return "resume"
-    held = sum(int(r["nodes"]) for r in mem.runner.read("lifecycle/count_nodes", namespace=ns))
+    rows = mem.runner.read("lifecycle/count_nodes", namespace=ns)
+    held = sum(int(r["nodes"]) for r in rows)
+    audit = sum(int(r["nodes"]) for r in rows if r["label"] == "AuditRecord")
+    if held and held == audit:  # a forgotten namespace keeps its audit trail
+        raise NamespaceNotEmptyError(
+            f"namespace {ns!r} holds only its audit trail ({audit} audit "
+            f"record{'s' * (audit != 1)}, kept when its memory was forgotten): import into "
+            "another namespace, or delete this one first (delete_namespace removes the audit "
+            "records too)")
     if held:
         raise NamespaceNotEmptyError(
             f"namespace {ns!r} already holds {held} nodes: import into an empty namespace "

@@ -13,9 +13,9 @@ and metadata ``memory``, ``namespace``, ``node_ids``, ``score``, ``rank``, ``kin
 
 from graphmem.retrievers.documents import item_document, turn_key
 from graphmem.agent.rank_fusion import RRF_K, reciprocal_rank_fusion
+from graphmem.retrievers.combined import CombinedGraphMemoryRetriever
 from graphmem.retrievers.retrievers import (
     AssociativeRetriever,
-    CombinedGraphMemoryRetriever,
     ExperienceRetriever,
     GraphMemoryRetriever,
     InsightRetriever,

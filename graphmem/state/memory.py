@@ -118,6 +118,15 @@ class StateMemory(Memory[StateItem]):
         self.related_per_event = related_per_event
 
     # ================================================================== ingest
+    def last_message_time(self, conversation_id: str) -> datetime | None:
+        """The time of the conversation's latest stored event (one read), or None."""
+        rows = self.runner.read("state/last_event", namespace=self.namespace,
+                                conversation=conversation_id)
+        if not rows:
+            return None
+        value = rows[0]["occurred_at"]
+        return value.to_native() if hasattr(value, "to_native") else value
+
     def ingest_file(self, path: str | Path, fmt: Format = "auto", *,
                     progress: Progress | None = None) -> IngestReport:
         """Read ``path`` (LoCoMo, generic JSON/JSONL or MemConflict) and ingest every conversation.

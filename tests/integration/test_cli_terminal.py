@@ -173,3 +173,21 @@ def test_printed_ingest_counts_equal_a_count_query(memory, env, locomo_sample, n
     again = _run([memory, "ingest", *source, "-n", ns, "--json"], env)
     assert again.returncode == 0, again.stderr[-2000:]
     assert not {k: v for k, v in json.loads(again.stdout)["created"].items() if k in labels}
+
+
+def test_recall_on_an_empty_namespace_answers_before_loading_the_model(
+        namespace, cli_env, monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    from graphmem.cli.main import app
+    from graphmem.embeddings import SentenceTransformerEmbedder
+
+    def no_load(self):
+        raise AssertionError("the embedding model was loaded for an empty namespace")
+
+    monkeypatch.setattr(SentenceTransformerEmbedder, "_load", no_load)
+    for memory in ("state", "associative", "insight", "experience"):
+        out = CliRunner().invoke(app, [memory, "recall", "what did Caroline research?", "-n",
+                                       namespace])
+        assert out.exit_code == 0, out.output
+        assert f"namespace '{namespace}' holds no {memory} memory" in " ".join(out.output.split())

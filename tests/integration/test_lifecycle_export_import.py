@@ -365,3 +365,14 @@ def test_the_command_line(source, exported, target, tmp_path, cli_env) -> None:
     refused = CliRunner().invoke(app, ["import", "-n", f"{target.namespace}-x", str(broken)])
     assert refused.exit_code == 2
     assert "the file ends without its end line" in " ".join(refused.output.split())
+
+
+def test_a_forgotten_namespace_keeps_its_audit_trail_from_an_import(runner, embedder, exported,
+                                                                    namespace) -> None:
+    mem = GraphMemory(runner, embedder, namespace)
+    report = mem.forget(conversation_id="chat-gone", actor="dpo@example.org")
+    assert report.messages == 0 and len(mem.audit_records()) == 1
+    with pytest.raises(NamespaceNotEmptyError, match=rf"namespace '{namespace}' holds only its "
+                                                     r"audit trail \(1 audit record,"):
+        mem.import_namespace(exported[0])
+    assert [r["action"] for r in mem.audit_records()] == ["forget"]

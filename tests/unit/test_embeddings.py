@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -106,3 +107,16 @@ def test_a_directory_models_dimension_needs_no_model_load(tmp_path) -> None:
     packaged = SentenceTransformerEmbedder(PACKAGED_MODEL)
     assert dimension_from_files(packaged._model_path()) == 384 == packaged.dimension
     assert packaged._model is None
+
+
+def test_loading_the_model_prints_nothing_and_keeps_the_callers_progress_bars() -> None:
+    code = ("from transformers.utils import logging as l\n"
+            "l.enable_progress_bar()  # the caller's choice, whatever the environment says\n"
+            "from graphmem.embeddings import SentenceTransformerEmbedder\n"
+            "print(len(SentenceTransformerEmbedder().embed_query('tea')))\n"
+            "print(l.is_progress_bar_enabled())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, check=True, env={**os.environ,
+                                                       "HF_HUB_OFFLINE": "1"})
+    assert out.stdout.split() == ["384", "True"]
+    assert "Loading weights" not in out.stderr and "it/s" not in out.stderr, out.stderr

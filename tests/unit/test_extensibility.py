@@ -1,11 +1,13 @@
 """A fifth memory registered at run time appears everywhere above the memories without editing
 graphmem: the facade (``mem.note``), ``counts()``, the Cypher label unions, the CLI listing, the
-retrievers (single and combined), and it disappears again when unregistered."""
+retrievers (single and combined), ``mem.add`` when it stores messages, an installed package's
+entry point, and it disappears again when unregistered."""
 
 from __future__ import annotations
 
+import os
 import time
-
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,9 +17,9 @@ from graphmem.embeddings import HashingEmbedder
 from graphmem.errors import InvalidInputError
 from graphmem.facade import GraphMemory
 from graphmem.graph.registry import CypherRegistry
-from graphmem.memory import all_labels, memory_names
+from graphmem.memory import all_labels, memory_names, message_memories
 from graphmem.retrievers import CombinedGraphMemoryRetriever, GraphMemoryRetriever, recall_options
-from toy_memory import TEST_CYPHER, NoteMemory, note_registered
+from toy_memory import TEST_CYPHER, NoteMemory, chat_note_registered, note_registered
 
 
 class FakeRunner:
@@ -130,3 +132,59 @@ def test_unregistered_memory_is_refused_by_retrievers() -> None:
     mem = GraphMemory(FakeRunner(), HashingEmbedder(384))
     with pytest.raises(InvalidInputError, match="unknown memory 'note'"):
         GraphMemoryRetriever(graph_memory=mem, memory="note")
+
+
+def test_mem_add_writes_every_memory_that_stores_messages() -> None:
+    assert message_memories() == ("state", "associative")
+    with chat_note_registered():
+        assert message_memories() == ("state", "associative", "chatnote")
+        runner = FakeRunner()
+        mem = GraphMemory(runner, HashingEmbedder(384), namespace="team-a")
+        runner.calls.clear()  # the facade's own index check
+        refused = [{"id": "m1", "role": "user", "content": "FORBIDDEN words",
+                    "timestamp": "2024-05-03T09:00:00Z"}]
+        # its own check runs with the others' before the first write of any memory
+        with pytest.raises(InvalidInputError, match="chatnote refuses message 'm1'"):
+            mem.add(refused, conversation_id="c1")
+        assert runner.calls == []
+        reports = mem.add([{"id": "m2", "role": "user", "content": "I paint on Sundays.",
+                            "timestamp": "2024-05-03T09:00:00Z"}], conversation_id="c1",
+                          memories=["chatnote"])
+        assert reports["chatnote"].created == {"ChatNote": 1}
+        assert [n["text"] for n in runner.notes.values()] == ["I paint on Sundays."]
+        with pytest.raises(InvalidInputError, match="memory 'insight' does not store "
+                                                    "conversation messages; use one of state, "
+                                                    "associative, chatnote"):
+            mem.add(refused, conversation_id="c1", memories=["insight"])
+    assert message_memories() == ("state", "associative")
+
+
+def test_an_installed_package_registers_a_memory_through_its_entry_point(tmp_path) -> None:
+    """A distribution's ``graphmem.memories`` entry point (a real dist-info on the path, as
+    pip writes it) is registered when graphmem.memory loads; a broken one is logged and
+    skipped."""
+    import subprocess
+    import sys
+
+    info = tmp_path / "toy_note-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-note\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[graphmem.memories]\nnote = toy_memory:SPEC\n"
+                                           "broken = toy_memory:NoSuchThing\n")
+    code = ("import logging; logging.basicConfig(level=logging.ERROR)\n"
+            "from graphmem.memory import memory_names, memory_spec\n"
+            "from graphmem.embeddings import HashingEmbedder\n"
+            "from graphmem.facade import GraphMemory\n"
+            "print(','.join(memory_names()))\n"
+            "class Runner:\n    def read(self, name, **params): return []\n"
+            "mem = GraphMemory(Runner(), HashingEmbedder(384), 'team-a')\n"
+            "print(type(mem.note).__name__, memory_spec('note').labels)\n")
+    tests = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env={**os.environ,
+                                           "PYTHONPATH": os.pathsep.join([str(tmp_path),
+                                                                          str(tests)])})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["insight,experience,state,associative,note",
+                                       "NoteMemory ('Note',)"]
+    assert "memory entry point 'broken' (toy_memory:NoSuchThing) skipped" in out.stderr
