@@ -400,13 +400,19 @@ def _summary(console: Console, timings: Timings, counts: dict[str, dict[str, int
         browser = "Neo4j Browser (turned off: GRAPHMEM_BROWSER_PORT=0)"
     if neo4j_settings.uri:
         browser = "your server's Neo4j Browser"
+    from graphmem.resources import resource_dir
+
+    saved = resource_dir("cypher") / "browser"  # shipped in the package too
     console.print(Panel.fit(
         f"Open {browser}\n"
         f"run  :param namespace => '{namespace}'\n"
-        "drop cypher/browser/graphmem.grass on the window (captions and colours)\n"
-        "and paste a saved query from cypher/browser/:\n"
+        f"drop {saved / 'graphmem.grass'} on the window (captions and colours)\n"
+        f"and paste a saved query from {saved}:\n"
         "  insight_evidence         an insight, its evidence, decisions and revisions\n"
         "  state_topic_chain        (:param source_id => 'D1:3') a turn's topic chain and states\n"
         "  experience_task_graphs   a task's decision graphs and edit path\n"
         "  associative_cue_associations  (:param source_id => 'D1:3') a turn's cues and tags",
         title="Neo4j Browser"))
+    if local:
+        console.print(f"The local Neo4j keeps running (its store: {local.home}); "
+                      "`graphmem neo4j stop` stops it.", highlight=False)

@@ -23,7 +23,8 @@ from graphmem.errors import InvalidInputError
 from graphmem.facade_lifecycle import LifecycleVerbs
 from graphmem.graph.indexes import check_vector_dimension
 from graphmem.graph.runner import QueryRunner
-from graphmem.memory import IngestReport, Memory, RecallResult, memory_names, memory_spec
+from graphmem.memory import (IngestReport, Memory, RecallResult, load_entry_points, memory_names,
+                             memory_spec)
 from graphmem.names import validate_namespace
 
 if TYPE_CHECKING:
@@ -65,6 +66,7 @@ class GraphMemory(LifecycleVerbs):
         check_vector_dimension(runner, embedder.dimension)
 
     def _setup(self, runner: Any, embedder: Embedder, namespace: str, llm: Any) -> None:
+        load_entry_points()  # memories of installed packages (once per process)
         self.runner = runner
         self.embedder = (embedder if isinstance(embedder, ValidatingEmbedder)
                          else ValidatingEmbedder(embedder))

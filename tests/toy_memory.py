@@ -25,6 +25,9 @@ from graphmem.retrievers import item_document
 
 TEST_CYPHER = Path(__file__).parent / "integration" / "cypher"
 SPEC = MemorySpec("note", "toy_memory:NoteMemory", ("Note",), "toy: plain notes (tests only)")
+#: The same memory as an installed package declares it: with the folder of its own queries.
+PLUGIN_SPEC = MemorySpec("note", "toy_memory:NoteMemory", ("Note",),
+                         "toy: plain notes (tests only)", cypher=str(TEST_CYPHER))
 
 
 class NoteItem(RecallItem):

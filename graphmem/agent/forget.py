@@ -63,7 +63,8 @@ class ForgetReport(BaseModel):
 
     Attributes:
         audit_id: the id of the :class:`~graphmem.schema.audit.AuditRecord` written ("" for a
-            dry run).
+            dry run, and when nothing matched in a namespace that holds no memory at all: no
+            record creates a mistyped namespace).
         messages: distinct messages forgotten (``(conversation, message id)`` pairs found in any
             memory).
         per_memory: messages forgotten per memory, ``{memory: n}``.
@@ -71,7 +72,10 @@ class ForgetReport(BaseModel):
         rebuilt: remaining messages ingested again per memory, ``{memory: n}``.
         nodes: nodes removed per label (count before minus count after; only labels that
             changed), ``{label: n}``.
-        relationships: relationships removed per type, likewise, ``{type: n}``.
+        relationships: relationships removed per type, likewise, ``{type: n}``. Both are net
+            changes of the whole forget, rebuild included: a count is negative when the
+            rebuild made more of a kind than it removed (the remaining episodes regrouped into
+            more themes, say).
         seconds: wall time of the call.
         dry_run: True when nothing was written.
     """
@@ -259,6 +263,11 @@ def forget(mem: GraphMemory, *, message_ids: Sequence[str] | None = None,
     report.relationships = removed(rels_before, rels_after)
     counts = {"messages": report.messages, "nodes": report.nodes,
               "relationships": report.relationships, "rebuilt": rebuilt}
+    if not report.messages and not any(nodes_after.values()):
+        # a namespace that holds nothing (a mistyped name, say): no audit record creates it
+        report.seconds = time.perf_counter() - began
+        logger.info("forget in %s: the namespace holds no memory; nothing recorded", ns)
+        return report
     [row] = mem.runner.write("core/record_audit", namespace=ns, id=str(uuid.uuid4()),
                              action="forget", actor=actor or "unknown",
                              selectors=json.dumps(selector_digests(ns, selectors), sort_keys=True),

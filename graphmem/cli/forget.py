@@ -32,12 +32,17 @@ def forget(
     """Forget the messages every given selector matches (at least one of --message-id,
     --conversation, --speaker) in every memory, rebuild what remains of their conversations,
     and write an audit record without content (also when nothing matched: the request is on
-    record). Asks first when something matches; --dry-run only counts and writes nothing.
+    record; not in a namespace that holds no memory at all). Asks first when something matches;
+    --dry-run only counts and writes nothing.
 
     A message id is matched in every conversation of the namespace (ids such as "D3:4" recur
     across conversations): add --conversation to forget it in one."""
     selectors = {"message_ids": message_ids or None, "conversation_id": conversation,
                  "speaker": speaker}
+    if not any(selectors.values()):
+        console.print("forget needs at least one selector: --message-id ID (repeatable), "
+                      "--conversation C or --speaker S; nothing changed", highlight=False)
+        raise typer.Exit(2)
     with cli_errors(), open_memory(namespace) as mem:
         preview = mem.forget(**selectors, dry_run=True)
         if dry_run:

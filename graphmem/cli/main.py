@@ -218,8 +218,9 @@ def memories(
     nodes by label and relationships by type."""
     import json as _json
 
-    from graphmem.memory import MEMORY_REGISTRY
+    from graphmem.memory import MEMORY_REGISTRY, load_entry_points
 
+    load_entry_points()  # installed packages' memories too
     found = _try_counts(namespace) if counts else None
     nodes, relationships = (found["nodes"], found["relationships"]) if found else ({}, {})
     if as_json:

@@ -25,6 +25,12 @@ def export(
 
     with cli_errors(), open_memory(namespace) as mem:
         total = sum(namespace_nodes(mem).values())
+        if not total:
+            from graphmem.cli.failures import err_console
+
+            err_console.print(f"warning: namespace {mem.namespace!r} holds nothing: the file "
+                              "will hold only its header and end line (graphmem namespaces "
+                              "lists the namespaces that hold memory)", highlight=False)
         with ingest_progress(f"export {mem.namespace}", unit="node", total=total,
                              quiet=as_json) as progress:
             report = mem.export_namespace(file, progress=progress)

@@ -27,10 +27,15 @@ def import_(
     """Check every line of FILE, then write it in batches of one transaction each. Refuses a
     namespace that holds nodes, unless it holds this file's interrupted import: running the
     same command again resumes it."""
+    from graphmem.errors import InvalidInputError
     from graphmem.lifecycle import import_namespace, read_end
+    from graphmem.lifecycle.import_ import read_header
 
     with cli_errors():
-        total = read_end(require_path(file)).lines
+        if Path(require_path(file)).is_dir():
+            raise InvalidInputError(f"{file} is a folder: give the path of an export file")
+        read_header(file)  # first: a file that is no export is named as such
+        total = read_end(file).lines
         with open_memory(namespace) as mem, \
                 ingest_progress(f"import into {mem.namespace}", unit="line", total=total,
                                 quiet=as_json) as progress:

@@ -216,6 +216,7 @@ class CypherRegistry:
     def __init__(self, queries: dict[str, CypherQuery]):
         self._queries = dict(queries)
         self._rendered: dict[tuple[str, str], CypherQuery] = {}
+        self._included: set[Path] = set()  # folders added by include()
 
     @classmethod
     def load(cls, root: Path | None = None, extra: Iterable[Path] = ()) -> CypherRegistry:
@@ -245,6 +246,27 @@ class CypherRegistry:
                     queries[query.name] = query
         logger.debug("loaded %d Cypher queries from %s", len(queries), root)
         return cls(queries)
+
+    def include(self, folder: Path | str) -> int:
+        """Add the queries below ``folder`` (a plugin memory's own, names relative to it) once:
+        a folder already included adds nothing. Returns the number of queries added.
+
+        Raises:
+            QueryRegistryError: a bad file, or a name already defined by another file.
+        """
+        folder = Path(folder).resolve()
+        included = self._included
+        if folder in included:
+            return 0
+        added = CypherRegistry.load(folder)._queries
+        clash = [n for n in added if n in self._queries and self._queries[n].path != added[n].path]
+        if clash:
+            raise QueryRegistryError(f"{folder}: queries {clash[:3]} are already defined in "
+                                     f"{self._queries[clash[0]].path}")
+        self._queries.update(added)
+        included.add(folder)
+        logger.debug("included %d Cypher queries from %s", len(added), folder)
+        return len(added)
 
     def get(self, name: str) -> CypherQuery:
         """The query called ``name``, with ``{{MEMORY_LABELS}}`` replaced by the labels of the

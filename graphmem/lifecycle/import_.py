@@ -203,14 +203,14 @@ def _state(mem: GraphMemory, header: Header, end: EndLine, report: ImportReport)
     if held and held == audit:  # a forgotten namespace keeps its audit trail
         raise NamespaceNotEmptyError(
             f"namespace {ns!r} holds only its audit trail ({audit} audit "
-            f"record{'s' * (audit != 1)}, kept when its memory was forgotten): import into "
-            "another namespace, or delete this one first (delete_namespace removes the audit "
-            "records too)")
+            f"record{'s' * (audit != 1)} of earlier forget, retain or import requests, kept when "
+            "its memory was forgotten): import into another namespace, or delete this one "
+            "first (GraphMemory.delete_namespace() removes the audit records too)")
     if held:
         raise NamespaceNotEmptyError(
             f"namespace {ns!r} already holds {held} nodes: import into an empty namespace "
-            f"(another -n, or delete this one first); only an interrupted import of the same "
-            f"file resumes into a namespace that holds nodes")
+            f"(another one, or delete this one first: GraphMemory.delete_namespace()); only an "
+            f"interrupted import of the same file resumes into a namespace that holds nodes")
     return "fresh"
 
 

@@ -365,14 +365,29 @@ def test_the_command_line(source, exported, target, tmp_path, cli_env) -> None:
     refused = CliRunner().invoke(app, ["import", "-n", f"{target.namespace}-x", str(broken)])
     assert refused.exit_code == 2
     assert "the file ends without its end line" in " ".join(refused.output.split())
+    notes = tmp_path / "notes.txt"
+    notes.write_text("just some notes\nnot an export\n")
+    for path, message in ((tmp_path, "is a folder"), (notes, "notes.txt: line 1: not JSON")):
+        refused = CliRunner().invoke(app, ["import", "-n", f"{target.namespace}-x", str(path)])
+        assert refused.exit_code == 2 and message in " ".join(refused.output.split()), \
+            refused.output
+    empty = CliRunner().invoke(app, ["export", "-n", f"{target.namespace}-none",
+                                     str(tmp_path / "none.jsonl")])
+    assert empty.exit_code == 0
+    assert f"namespace '{target.namespace}-none' holds nothing" in " ".join(empty.stderr.split())
 
 
 def test_a_forgotten_namespace_keeps_its_audit_trail_from_an_import(runner, embedder, exported,
                                                                     namespace) -> None:
     mem = GraphMemory(runner, embedder, namespace)
+    nothing = mem.forget(conversation_id="chat-gone", actor="dpo@example.org")
+    assert nothing.audit_id == "" and mem.audit_records() == []  # it holds nothing at all
+    mem.add([{"id": "m1", "role": "user", "content": "I live in Porto."}],
+            conversation_id="chat-gone")
     report = mem.forget(conversation_id="chat-gone", actor="dpo@example.org")
-    assert report.messages == 0 and len(mem.audit_records()) == 1
+    assert report.messages == 1 and len(mem.audit_records()) == 1
+    assert sum(n for per in mem.counts().values() for n in per.values()) == 0
     with pytest.raises(NamespaceNotEmptyError, match=rf"namespace '{namespace}' holds only its "
-                                                     r"audit trail \(1 audit record,"):
+                                                     r"audit trail \(1 audit record of earlier forget"):
         mem.import_namespace(exported[0])
     assert [r["action"] for r in mem.audit_records()] == ["forget"]

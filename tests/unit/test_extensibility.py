@@ -169,16 +169,21 @@ def test_an_installed_package_registers_a_memory_through_its_entry_point(tmp_pat
     info = tmp_path / "toy_note-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-note\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[graphmem.memories]\nnote = toy_memory:SPEC\n"
+    (info / "entry_points.txt").write_text("[graphmem.memories]\nnote = toy_memory:PLUGIN_SPEC\n"
                                            "broken = toy_memory:NoSuchThing\n")
+    # the README's import first: the plugin module imports graphmem.retrievers at its top
     code = ("import logging; logging.basicConfig(level=logging.ERROR)\n"
+            "from graphmem.facade import GraphMemory\n"
             "from graphmem.memory import memory_names, memory_spec\n"
             "from graphmem.embeddings import HashingEmbedder\n"
-            "from graphmem.facade import GraphMemory\n"
-            "print(','.join(memory_names()))\n"
-            "class Runner:\n    def read(self, name, **params): return []\n"
+            "from graphmem.graph.registry import CypherRegistry\n"
+            "class Runner:\n"
+            "    registry = CypherRegistry.load()  # graphmem's own queries only\n"
+            "    def read(self, name, **params): return []\n"
             "mem = GraphMemory(Runner(), HashingEmbedder(384), 'team-a')\n"
-            "print(type(mem.note).__name__, memory_spec('note').labels)\n")
+            "print(','.join(memory_names()))\n"
+            "print(type(mem.note).__name__, memory_spec('note').labels,\n"
+            "      'note/write_notes' in Runner.registry)\n")
     tests = Path(__file__).resolve().parents[1]
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, env={**os.environ,
@@ -186,5 +191,5 @@ def test_an_installed_package_registers_a_memory_through_its_entry_point(tmp_pat
                                                                           str(tests)])})
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["insight,experience,state,associative,note",
-                                       "NoteMemory ('Note',)"]
+                                       "NoteMemory ('Note',) True"]
     assert "memory entry point 'broken' (toy_memory:NoSuchThing) skipped" in out.stderr
