@@ -29,8 +29,9 @@ class MemorySpec:
         name: facade attribute, CLI group, retriever ``memory`` value (``"state"``).
         class_path: ``"package.module:ClassName"`` of the :class:`Memory` subclass (imported
             on first use, so ``import graphmem`` stays light).
-        labels: node labels the memory owns (PascalCase, from graphmem's fixed vocabulary);
-            namespace deletion and counts loop over them.
+        labels: node labels the memory owns (PascalCase, ``^[A-Z][A-Za-z0-9]*$``, owned by
+            no other registered memory: graphmem's own, or a plugin's); namespace deletion and
+            counts loop over them.
         summary: one line for listings (CLI, README).
         cypher: for a memory outside graphmem: the folder of its own ``*.cypher`` queries
             (names relative to it, e.g. ``note/write_notes``), added to a runner's registry when
