@@ -5,7 +5,7 @@ takes this module and one :func:`graphmem.memory.register_memory` call — nothi
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -68,13 +68,18 @@ class NoteMemory(Memory[NoteItem]):
 
 
 @contextmanager
-def note_registered() -> Iterator[MemorySpec]:
-    """``note`` in the memory registry for the block; removed afterwards."""
-    register_memory(SPEC)
+def registered(spec: MemorySpec) -> Iterator[MemorySpec]:
+    """``spec`` in the memory registry for the block; removed afterwards."""
+    register_memory(spec)
     try:
-        yield SPEC
+        yield spec
     finally:
-        MEMORY_REGISTRY.pop(SPEC.name, None)
+        MEMORY_REGISTRY.pop(spec.name, None)
+
+
+def note_registered() -> AbstractContextManager[MemorySpec]:
+    """``note`` in the memory registry for the block."""
+    return registered(SPEC)
 
 
 CHAT_SPEC = MemorySpec("chatnote", "toy_memory:ChatNoteMemory", ("ChatNote",),
@@ -103,11 +108,6 @@ class ChatNoteMemory(NoteMemory):
         return report
 
 
-@contextmanager
-def chat_note_registered() -> Iterator[MemorySpec]:
-    """``chatnote`` in the memory registry for the block; removed afterwards."""
-    register_memory(CHAT_SPEC)
-    try:
-        yield CHAT_SPEC
-    finally:
-        MEMORY_REGISTRY.pop(CHAT_SPEC.name, None)
+def chat_note_registered() -> AbstractContextManager[MemorySpec]:
+    """``chatnote`` in the memory registry for the block."""
+    return registered(CHAT_SPEC)
