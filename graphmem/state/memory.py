@@ -122,10 +122,7 @@ class StateMemory(Memory[StateItem]):
         """The time of the conversation's latest stored event (one read), or None."""
         rows = self.runner.read("state/last_event", namespace=self.namespace,
                                 conversation=conversation_id)
-        if not rows:
-            return None
-        value = rows[0]["occurred_at"]
-        return value.to_native() if hasattr(value, "to_native") else value
+        return _native(rows[0]["occurred_at"]) if rows else None
 
     def ingest_file(self, path: str | Path, fmt: Format = "auto", *,
                     progress: Progress | None = None) -> IngestReport:
