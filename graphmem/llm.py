@@ -47,21 +47,21 @@ Replies that are malformed, break the schema, time out (:class:`LLMTimeoutError`
 provider raise are retried once (the retry tells the model what was wrong), then
 :class:`~graphmem.errors.ControllerError` names the operation and the last problem.
 
-Echoes are failures too (:func:`echo_errors`): a small model decoding under a schema it was
-shown may fill the fields with the schema's own words (a fact reading "The fact, one short
-sentence naming its subject.", a tag reading "entity|attribute|time|action|keyword") or with the
-prompt's instructions. Every free text of a reply is compared, normalised, with the
-descriptions, titles and enum listings of the schema sent and with the system messages; a reply
-that repeats them, or holds text without a letter or digit, is retried like an invalid one and
-never returned as data. The retry after an echo does not quote the echoed text back, and a model
-decoding under a schema it is shown gets that schema without its descriptions and titles (same
-rules, nothing to copy). Each failed attempt is counted in :attr:`OperationUsage.failed`.
+Echoes are failures too (:func:`echo_errors`, from :mod:`graphmem.llm_echo`): a small model
+decoding under a schema it was shown may fill the fields with the schema's own words (a fact
+reading "The fact, one short sentence naming its subject.", a tag reading
+"entity|attribute|time|action|keyword") or with the prompt's instructions. Every free text of
+a reply is compared, normalised, with the descriptions, titles and enum listings of the schema
+sent and with the system messages; a reply that repeats them, or holds text without a letter or
+digit, is retried like an invalid one and never returned as data. The retry after an echo does
+not quote the echoed text back, and a model decoding under a schema it is shown gets that
+schema without its descriptions and titles (same rules, nothing to copy). Each failed attempt
+is counted in :attr:`OperationUsage.failed`.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
@@ -70,31 +70,19 @@ from pydantic import BaseModel, Field
 
 from graphmem import telemetry
 from graphmem.errors import ControllerError
-from graphmem.llm_schema import (
-    check_json_schema,
-    constrained_schema,
-    normalise_text,
-    schema_phrases,
+from graphmem.llm_echo import (
+    ECHO_MIN_WORDS,  # noqa: F401 (re-export)
+    ECHO_NOTE,
+    EchoError,
+    echo_errors,
+    prompt_instructions,
     without_prose,
 )
+from graphmem.llm_schema import check_json_schema, constrained_schema
 
 __all__ = ["LLMAccounting", "LLMTimeoutError", "LLMUsage", "OperationUsage",
            "constrained_schema", "describe_usage", "echo_errors", "invoke_structured",
            "usage_totals"]
-
-#: Words a reply text needs before being part of a schema description or of the instructions
-#: makes it an echo (shorter texts may share words with them by chance).
-ECHO_MIN_WORDS = 4
-#: What the retry after an echo tells the model (the echoed text is not repeated to it).
-ECHO_NOTE = ("it repeated the instructions or the schema's explanations instead of content. "
-             "Reply again with the content itself, taken from the input, following the schema.")
-
-
-class EchoError(ValueError):
-    """A reply echoed the schema or the prompt instead of content (see :func:`echo_errors`)."""
-
-
-_QUOTED = re.compile(r"(?<!\w)(?:'[^'\n]+'|\"[^\"\n]+\")(?!\w)")
 
 logger = logging.getLogger(__name__)
 
@@ -184,77 +172,6 @@ def _parse(result: Any, schema: type[T]) -> T:
     raise ValueError(str(problem or f"no {schema.__name__} in the reply"))
 
 
-def _instructions(messages: Sequence[Any]) -> list[str]:
-    """The text of the system messages (``("system", text)`` pairs or langchain-core
-    ``SystemMessage`` s): the prompt's instructions, as opposed to the data it shows."""
-    out = []
-    for message in messages:
-        if isinstance(message, (tuple, list)) and len(message) == 2:
-            role, content = message
-        else:
-            role, content = getattr(message, "type", ""), getattr(message, "content", "")
-        if role == "system" and isinstance(content, str):
-            out.append(content)
-    return out
-
-
-def _texts(value: Any) -> list[str]:
-    """Every string inside a parsed reply (dict values and list items, depth first)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, Mapping):
-        return [t for v in value.values() for t in _texts(v)]
-    if isinstance(value, (list, tuple)):
-        return [t for v in value for t in _texts(v)]
-    return []
-
-
-def echo_errors(value: Any, schemas: Sequence[Mapping[str, Any]],
-                instructions: Sequence[str] = ()) -> list[str]:
-    """Why ``value`` (a parsed reply as JSON data) is no content but an echo, one line per
-    offending text; empty when it is content.
-
-    A text is an echo when, normalised (:func:`~graphmem.llm_schema.normalise_text`), it
-    equals a description, title or enum listing of ``schemas`` (the schemas the call sent;
-    :func:`~graphmem.llm_schema.schema_phrases`) or a sentence (two words or more) of
-    ``instructions`` (the system messages), contains one of at least :data:`ECHO_MIN_WORDS`
-    words, or has at least that many words and is part of one; quoted examples in the
-    instructions (``'went to support group'``) show content and are left out. A text without a
-    letter or digit (``"..."``) has no content. A text equal to one of the schema's allowed
-    enum values is a choice, never an echo; empty texts are left to the schema (``minLength``).
-    """
-    phrases: set[str] = set()
-    choices: set[str] = set()
-    for schema in schemas:
-        found, allowed = schema_phrases(schema)
-        phrases |= found
-        choices |= allowed
-    # quoted examples ('went to support group') show content, which a reply may repeat
-    instructions = [_QUOTED.sub("\n", text) for text in instructions]
-    said = [normalise_text(text) for text in instructions]
-    sentences = {part for text in instructions for part in
-                 (normalise_text(p) for p in re.split(r"[.!?;:\n]+", text))
-                 if len(part.split()) >= 2}
-    errors = []
-    for text in dict.fromkeys(_texts(value)):
-        norm = normalise_text(text)
-        words = len(norm.split())
-        if not text.strip() or norm in choices:
-            continue
-        if not norm:
-            errors.append(f"{text!r} has no content")
-        elif norm in phrases or any(len(p.split()) >= ECHO_MIN_WORDS and p in norm
-                                    for p in phrases):
-            errors.append(f"{text!r} repeats the schema's own description")
-        elif words >= ECHO_MIN_WORDS and any(norm in p for p in phrases):
-            errors.append(f"{text!r} is part of the schema's own description")
-        elif norm in sentences or any(len(s.split()) >= ECHO_MIN_WORDS and s in norm
-                                      for s in sentences) or (
-                words >= ECHO_MIN_WORDS and any(norm in t for t in said)):
-            errors.append(f"{text!r} repeats the prompt's instructions")
-    return errors
-
-
 def invoke_structured(
     llm: Any,
     schema: type[T],
@@ -294,7 +211,7 @@ def invoke_structured(
         kwargs["json_schema"] = dict(json_schema)
     structured = llm.with_structured_output(schema, **kwargs)
     sent = [schema.model_json_schema(), *([json_schema] if json_schema is not None else [])]
-    instructions = _instructions(messages)
+    instructions = prompt_instructions(messages)
     prompt = list(messages)
     last_error: Exception | None = None
     for attempt in range(retries + 1):

@@ -12,17 +12,22 @@ understood: ``type``, ``properties``, ``required``, ``items``, ``prefixItems``, 
 ``enum``, ``const``, ``minimum``/``maximum``, ``minLength``/``maxLength`` (``minLength`` counts
 the text without surrounding white space: "non-empty" means "not blank"),
 ``minItems``/``maxItems``, and local ``$ref``s (inlined by :func:`inline_refs`).
+
+What a schema says in words (descriptions, titles, enum listings), which a reply must not echo,
+is read by :mod:`graphmem.llm_echo` (``normalise_text``, ``schema_phrases`` and
+``without_prose`` are importable from here too).
 """
 
 from __future__ import annotations
 
 import copy
 import logging
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
+
+from graphmem.llm_echo import normalise_text, schema_phrases, without_prose  # noqa: F401 (re-export)
 
 logger = logging.getLogger(__name__)
 
@@ -347,73 +352,6 @@ def _check(value: Any, node: Mapping[str, Any], path: str, errors: list[str]) ->
         for name, sub_schema in node.get("properties", {}).items():
             if name in value:
                 _check(value[name], sub_schema, f"{path}.{name}", errors)
-
-
-def normalise_text(text: str) -> str:
-    """``text`` as echo checks compare it: lower case, each run of characters other than
-    letters and digits one space, stripped (``"Entity | Time,"`` → ``"entity time"``)."""
-    return " ".join(re.findall(r"[^\W_]+", text.lower()))
-
-
-def schema_phrases(schema: Mapping[str, Any]) -> tuple[set[str], set[str]]:
-    """What a reply under ``schema`` must not echo, and what it may choose, normalised
-    (:func:`normalise_text`).
-
-    Returns:
-        ``(phrases, choices)``: ``phrases`` are the schema's descriptions and titles and the
-        joins of its enums of two or more values (``"entity attribute time action keyword"``);
-        ``choices`` are its single enum and const values (a reply equal to one is a choice).
-    """
-    phrases: set[str] = set()
-    choices: set[str] = set()
-
-    def walk(node: Any) -> None:
-        if isinstance(node, list):
-            for n in node:
-                walk(n)
-            return
-        if not isinstance(node, Mapping):
-            return
-        for key in ("description", "title"):
-            if isinstance(node.get(key), str):
-                phrases.add(normalise_text(node[key]))
-        values = [*node.get("enum", []), *([node["const"]] if "const" in node else [])]
-        choices.update(normalise_text(str(v)) for v in values)
-        if len(values) > 1:
-            phrases.add(normalise_text(" ".join(str(v) for v in values)))
-        for key, value in node.items():
-            if key == "properties" and isinstance(value, Mapping):
-                for prop in value.values():  # property names are keys, not text
-                    walk(prop)
-            elif isinstance(value, (Mapping, list)):
-                walk(value)
-
-    walk(schema)
-    phrases.discard("")
-    choices.discard("")
-    return phrases, choices
-
-
-def without_prose(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of ``schema`` without its ``description`` and ``title`` texts: the same shape and
-    rules (a grammar built from it accepts the same replies), none of the words a model could
-    copy into its reply."""
-    def walk(node: Any) -> Any:
-        if isinstance(node, list):
-            return [walk(n) for n in node]
-        if not isinstance(node, Mapping):
-            return node
-        out = {}
-        for key, value in node.items():
-            if key in ("description", "title") and isinstance(value, str):
-                continue
-            if key == "properties" and isinstance(value, Mapping):
-                out[key] = {name: walk(prop) for name, prop in value.items()}
-            else:
-                out[key] = walk(value)
-        return out
-
-    return walk(dict(schema))
 
 
 def check_json_schema(value: Any, schema: Mapping[str, Any]) -> None:
