@@ -11,25 +11,32 @@ DIR``) or ``GRAPHMEM_DATA`` names a folder with the full datasets. ``quick`` bou
 first 60 turns, 6 ScienceWorld tasks from gold trajectories only, 12 FEVER claims, one recall per
 memory).
 
-Everything runs on the heuristic path (no LLM), so the LLM call count is zero.
+Everything runs on the heuristic path (no LLM), so the LLM call count is zero. What the demo
+prints (timed steps, tables, the closing summary) is :mod:`graphmem.demo_report`.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.panel import Panel
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from graphmem.datasets import ENV_VAR, data_dir_from_env, resolve
+from graphmem.demo_report import (
+    Timings,
+    print_summary,
+    progress_bar,
+    report_line,
+    short,
+    show_associative,
+    show_experience,
+    show_insight,
+    show_state,
+)
 from graphmem.errors import ConfigurationError, GraphmemError
 
 logger = logging.getLogger(__name__)
@@ -42,30 +49,6 @@ LOCOMO_HINT = (
 
 #: Sizes of ``graphmem demo --quick``.
 QUICK = {"turns": 60, "science_tasks": 6, "fever_claims": 12}
-
-
-class Timings:
-    """Seconds per demo step, in order."""
-
-    def __init__(self) -> None:
-        self.steps: list[tuple[str, float]] = []
-
-    @contextmanager
-    def step(self, console: Console, title: str) -> Iterator[None]:
-        console.rule(f"[bold]{title}")
-        began = time.monotonic()
-        yield
-        self.steps.append((title, time.monotonic() - began))
-
-
-def _progress(console: Console) -> Progress:
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=console)
-
-
-def _short(text: str, width: int = 90) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def pick_questions(qa: list[Any], per_category: int = 1) -> list[Any]:
@@ -157,16 +140,16 @@ def run_demo(
         conversation = _first_turns(conversation, QUICK["turns"])
     turns = len(conversation.turns)
     with timings.step(console, f"State memory: LoCoMo conversation {conversation.id}"):
-        with _progress(console) as bar:
+        with progress_bar(console) as bar:
             task = bar.add_task("state ingest (turns)", total=turns)
             report = mem.state.ingest([conversation], progress=lambda n: bar.advance(task, n))
             bar.update(task, completed=turns)
-        console.print(_report_line(report))
+        console.print(report_line(report))
     with timings.step(console, f"Associative memory: LoCoMo conversation {conversation.id}"):
-        with _progress(console) as bar:
+        with progress_bar(console) as bar:
             task = bar.add_task("associative ingest (episodes)", total=turns)
             areport = mem.associative.ingest([conversation], progress=lambda n: bar.advance(task, n))
-        console.print(_report_line(areport))
+        console.print(report_line(areport))
 
     with timings.step(console, f"Experience memory: {science_tasks} ScienceWorld tasks"):
         if quick:
@@ -177,7 +160,7 @@ def run_demo(
         else:
             explorations = _explorations(console, gold_train, science_tasks, settings.home)
         xreport = mem.experience.ingest_files(gold_train, explorations, limit=science_tasks)
-        console.print(_short(_report_line(xreport), 200))
+        console.print(short(report_line(xreport), 200))
 
     with timings.step(console, f"Insight memory: {fever_claims} FEVER claims replayed"):
         from graphmem.insight.replay import replay
@@ -190,12 +173,12 @@ def run_demo(
     with timings.step(console, "Recall"):
         questions = pick_questions(conversation.qa)[: 1 if quick else None]
         for q in questions:
-            recalls.append(_show_state(console, mem, q))
-            recalls.append(_show_associative(console, mem, q))
+            recalls.append(show_state(console, mem, q))
+            recalls.append(show_associative(console, mem, q))
         for query in _dev_tasks(gold_dev, 1 if quick else 2):
-            recalls.append(_show_experience(console, mem, query))
+            recalls.append(show_experience(console, mem, query))
         for claim in _fever_tail(data, fever_claims, 1 if quick else 2):
-            recalls.append(_show_insight(console, mem, claim))
+            recalls.append(show_insight(console, mem, claim))
 
     counts = {label: n for per in mem.counts().values() for label, n in per.items() if n}
     relationships = {kind: n for per in mem.relationship_counts().values()
@@ -206,7 +189,7 @@ def run_demo(
     for memory in mem.memories().values():
         usage.merge(memory.llm_usage)
     llm_calls = usage.calls
-    _summary(console, timings, {"nodes": counts, "relationships": relationships}, llm_calls,
+    print_summary(console, timings, {"nodes": counts, "relationships": relationships}, llm_calls,
              namespace, settings, neo4j_settings, local)
     mem.close()
     return {"namespace": namespace, "quick": quick, "timings": dict(timings.steps), "nodes": counts,
@@ -264,14 +247,6 @@ def _first_turns(conversation: Any, n: int) -> Any:
     return conversation.model_copy(update={"turns": turns, "qa": qa})
 
 
-def _report_line(report: Any) -> str:
-    """One line of an :class:`~graphmem.memory.IngestReport`."""
-    created = ", ".join(f"{n} {kind}" for kind, n in report.created.items()) or "nothing new"
-    skipped = ", ".join(f"{n} {kind}" for kind, n in report.skipped.items())
-    return (f"{report.inputs} inputs: created {created}" + (f"; skipped {skipped}" if skipped else "")
-            + f" ({report.extractor} extractor, {report.seconds:.1f} s)")
-
-
 def _explorations(console: Console, gold: Path, tasks: int, home: Path) -> Path | None:
     """Explorations for the first ``tasks`` train tasks from the real simulator (cached under
     ``home``); None when the simulator is not installed."""
@@ -280,7 +255,7 @@ def _explorations(console: Console, gold: Path, tasks: int, home: Path) -> Path 
     out = Path(home) / "demo" / f"explorations-{tasks}.jsonl"
     records = select_records(gold, limit=tasks)
     try:
-        with _progress(console) as bar:
+        with progress_bar(console) as bar:
             task = bar.add_task("ScienceWorld explorations (noisy expert)", total=len(records))
             stats = generate_explorations(records, out, epsilon=0.15, seed=0, max_seconds=150,
                                           progress=lambda _: bar.advance(task))
@@ -312,107 +287,3 @@ def _fever_tail(data: Path | None, skip: int, n: int) -> list[str]:
 
     tasks = load_tasks("fever", skip + n, data)
     return [t.query for t in tasks[skip: skip + n]]
-
-
-def _table(title: str, *columns: str) -> Table:
-    table = Table(title=title, title_justify="left", show_lines=False, expand=True)
-    for c in columns:
-        table.add_column(c, overflow="fold")
-    return table
-
-
-def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
-    began = time.monotonic()
-    out = fn()
-    return out, (time.monotonic() - began) * 1000
-
-
-CATEGORY = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
-
-
-def _show(console: Console, result: Any, ms: float, gold: set[str] | None = None,
-          note: str = "") -> dict[str, Any]:
-    """One recall result as a table (any memory: rank, kind, text, source ids, score, path) and
-    its JSON summary; ✓ marks an item resting on gold evidence."""
-    rounds = " → ".join(r.action for r in result.rounds)
-    table = _table(f"{result.memory} recall {note}{result.query!r} — {ms:.0f} ms"
-                   + (f", rounds {rounds}" if rounds else ""),
-                   "#", "kind", "text", "source ids", "score", "path")
-    for i, item in enumerate(result.items[:5], 1):
-        mark = " ✓" if gold and gold & set(item.source_ids) else ""
-        path = " → ".join(f"{s.node}:{_short(s.text, 24)}" for s in item.path[-3:])
-        table.add_row(str(i), item.kind, _short(item.text, 80),
-                      ", ".join(item.source_ids[:4]) + mark, f"{item.score:.3f}", path)
-    console.print(table)
-    return {"memory": result.memory, "query": result.query, "ms": round(ms, 1),
-            "ids": [item.id for item in result.items[:5]], "source_ids": result.source_ids(5),
-            "rounds": len(result.rounds), **({"gold": sorted(gold)} if gold else {})}
-
-
-def _show_state(console: Console, mem: Any, q: Any) -> dict[str, Any]:
-    result, ms = _timed(lambda: mem.state.recall(q.question, k=5))
-    out = _show(console, result, ms, set(q.evidence), f"[{CATEGORY.get(q.category, q.category)}] ")
-    console.print(f"gold evidence: {', '.join(q.evidence)}; answer: {q.answer}")
-    return out
-
-
-def _show_associative(console: Console, mem: Any, q: Any) -> dict[str, Any]:
-    result, ms = _timed(lambda: mem.associative.recall(q.question, k=5))
-    return _show(console, result, ms, set(q.evidence))
-
-
-def _show_experience(console: Console, mem: Any, query: str) -> dict[str, Any]:
-    result, ms = _timed(lambda: mem.experience.recall(query, k=3, t=2))
-    return _show(console, result, ms)
-
-
-def _show_insight(console: Console, mem: Any, claim: str) -> dict[str, Any]:
-    result, ms = _timed(lambda: mem.insight.recall(claim, k=3, query_k=5, lam=1.0))
-    return _show(console, result, ms)
-
-
-def _summary(console: Console, timings: Timings, counts: dict[str, dict[str, int]],
-             llm_calls: int, namespace: str, settings: Any, neo4j_settings: Any,
-             local: Any = None) -> None:
-    """Timings, then nodes by label and relationships by type (``counts["nodes"]``,
-    ``counts["relationships"]``) in two tables, LLM calls and where to look in Browser."""
-    table = _table("timings", "step", "seconds")
-    for name, seconds in timings.steps:
-        table.add_row(name, f"{seconds:.1f}")
-    table.add_row("[bold]total", f"[bold]{sum(s for _, s in timings.steps):.1f}")
-    console.print(table)
-    nodes = _table(f"nodes in namespace {namespace!r}", "label", "nodes")
-    for label, n in sorted(counts["nodes"].items()):
-        nodes.add_row(label, str(n))
-    console.print(nodes)
-    relationships = _table(f"relationships in namespace {namespace!r}", "type",
-                           "relationships")
-    for kind, n in sorted(counts["relationships"].items()):
-        relationships.add_row(kind, str(n))
-    console.print(relationships)
-    path = "heuristic controllers and extractors" if llm_calls == 0 else "LLM"
-    console.print(f"LLM calls: {llm_calls} ({path})")
-    bolt_port = local.bolt_port if local and local.bolt_port else settings.bolt_port
-    browser_port = local.browser_port if local else settings.browser_port
-    browser = (f"http://127.0.0.1:{browser_port}/browser/?dbms=bolt://127.0.0.1:"
-               f"{bolt_port}&preselectAuthMethod=NO_AUTH")
-    if local and not browser_port:
-        browser = "Neo4j Browser (turned off: GRAPHMEM_BROWSER_PORT=0)"
-    if neo4j_settings.uri:
-        browser = "your server's Neo4j Browser"
-    from graphmem.resources import resource_dir
-
-    saved = resource_dir("cypher") / "browser"  # shipped in the package too
-    console.print(Panel.fit(
-        f"Open {browser}\n"
-        f"run  :param namespace => '{namespace}'\n"
-        f"drop {saved / 'graphmem.grass'} on the window (captions and colours)\n"
-        f"and paste a saved query from {saved}:\n"
-        "  insight_evidence         an insight, its evidence, decisions and revisions\n"
-        "  state_topic_chain        (:param source_id => 'D1:3') a turn's topic chain and states\n"
-        "  experience_task_graphs   a task's decision graphs and edit path\n"
-        "  associative_cue_associations  (:param source_id => 'D1:3') a turn's cues and tags",
-        title="Neo4j Browser"))
-    if local:
-        console.print(f"The local Neo4j keeps running (its store: {local.home}); "
-                      "`graphmem neo4j stop` stops it.", highlight=False)

@@ -96,7 +96,7 @@ def test_the_rendered_query_keeps_both_ends_in_the_namespace() -> None:
 
 
 def test_the_demo_table_puts_relationship_types_under_their_own_heading() -> None:
-    from graphmem.demo import Timings, _summary
+    from graphmem.demo_report import Timings, print_summary
 
     out = io.StringIO()
     console = Console(file=out, width=200, force_terminal=False, color_system=None)
@@ -105,7 +105,7 @@ def test_the_demo_table_puts_relationship_types_under_their_own_heading() -> Non
     counts = {"nodes": {"Action": 90, "Episode": 18},
               "relationships": {"DECIDED": 1538, "HAS_TAG": 33}}
     settings = SimpleNamespace(bolt_port=7687, browser_port=7474)
-    _summary(console, timings, counts, 0, "demo", settings, SimpleNamespace(uri="bolt://x"))
+    print_summary(console, timings, counts, 0, "demo", settings, SimpleNamespace(uri="bolt://x"))
     text = out.getvalue()
     nodes_at = text.index("nodes in namespace 'demo'")
     relationships_at = text.index("relationships in namespace 'demo'")
