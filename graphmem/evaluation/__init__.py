@@ -7,5 +7,6 @@ ratios, targets), :mod:`~graphmem.evaluation.baselines` (langchain-neo4j ``Neo4j
 bm25s baselines), :mod:`~graphmem.evaluation.timing` (timed runner/embedder proxies),
 :mod:`~graphmem.evaluation.locomo`, :mod:`~graphmem.evaluation.experience` (edit path vs exact
 GED, same-task-type hit@5), :mod:`~graphmem.evaluation.report` (configuration record, JSON,
-Markdown, plots), :mod:`~graphmem.evaluation.run_eval`, :mod:`~graphmem.evaluation.bench`.
+Markdown, plots), :mod:`~graphmem.evaluation.run_eval` (its plots and Markdown:
+:mod:`~graphmem.evaluation.eval_report`), :mod:`~graphmem.evaluation.bench`.
 """
