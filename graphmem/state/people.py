@@ -25,33 +25,33 @@ Rules (generic, no name list; each function below says why):
 5. a remaining capitalised word that is a prefix of one person's alias, or has one as a prefix,
    joins that person (``Mel`` ~ ``Melanie``, ``Jonathan`` ~ ``Jon``; :func:`short_form_owner`).
 
-What counts as a *name* (:class:`_Words`): a word written as one capital then lower-case letters
-(so not an identifier, acronym or product name of a technical chat: "RefreshToken", "PDFs",
-"GitLab"; names written "McKay" are missed), not "I", not a stop or
-chat-filler word of graphmem's vocabulary, not a month or weekday (:mod:`calendar` and
-:mod:`dateutil` names), and not the first word of a sentence unless a comma or "!" follows it
-(a sentence's first word is capitalised whatever it is). Where one occurrence decides (start or
-end of a turn, self-introduction, mentions of a sentence-initial word) the word must also never
-be written in lower case in the conversation: "Sometimes, ..." is not a vocative because
-"sometimes" appears in lower case elsewhere, "Melanie" never does.
+What counts as a *name* (capitalised, name-shaped, no function or calendar word, not a
+sentence's first word unless a comma or "!" follows it) is decided by
+:class:`~graphmem.state.name_candidates.ConversationWords`.
 """
 
 from __future__ import annotations
 
-import calendar
 import logging
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from dateutil.parser import parserinfo
 from pydantic import BaseModel, ConfigDict
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from graphmem.errors import InvalidInputError
-from graphmem.retrieval.text import GREETINGS, PHATIC, STOPWORDS, THANKS
+from graphmem.retrieval.text import GREETINGS, PHATIC, THANKS
+from graphmem.state.name_candidates import (
+    CALENDAR_WORDS,
+    FUNCTION_WORDS,
+    WORD,
+    ConversationWords,
+    Turn,
+    Word,
+    capitalised,
+    split_words,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -68,25 +68,13 @@ MIN_THIRD_PARTY_USES = 2
 #: 800-message agent chat: 2.5-5.7 s unbounded) and add identifiers. Mentions after it are missed.
 MAX_TURN_CHARS = 2_000
 
-_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 _PART = re.compile(r"[^\W\d_]+|\d+")
 _SEPARATORS = re.compile(r"[\s_.\-]+")
-#: A sentence: a run without . ! ? … ; : line breaks or pictographs (emoji end a chat sentence).
-_SENTENCE = re.compile(r"[^.!?…;:\n\u2600-\u27bf\U0001f000-\U0001faff]+")
 #: Words that open a possessive phrase before a third party's name ("my sister Anna").
 _POSSESSORS = frozenset("my your his her our their".split())
 #: Self-introductions; "this is X" only at the start of a turn (after greetings at most).
 _SELF = re.compile(r"\b(?:I['’]m|I am|[Mm]y name is|[Cc]all me)\s+(\w+)\b(?!['’])")
 _THIS_IS = re.compile(r"\b[Tt]his is\s+(\w+)")
-#: Month and weekday names and abbreviations, lower-cased (never names of people here).
-CALENDAR_WORDS = frozenset(
-    w.lower() for w in [*calendar.month_name, *calendar.month_abbr, *calendar.day_name,
-                        *calendar.day_abbr] if w) | frozenset(
-    w.lower() for pair in (*parserinfo.MONTHS, *parserinfo.WEEKDAYS) for w in pair)
-#: Lower-cased words that are never names: stop words and chat fillers of graphmem's vocabulary.
-FUNCTION_WORDS = frozenset(ENGLISH_STOP_WORDS) | STOPWORDS | PHATIC
-
-
 class Person(BaseModel):
     """One person of a conversation.
 
@@ -108,80 +96,6 @@ class Person(BaseModel):
     mentions: tuple[str, ...] = ()
 
 
-@dataclass(slots=True)
-class _Word:
-    text: str          # as written, possessive cut ("Mel" of "Mel's")
-    initial: bool      # first word of its sentence
-    last: bool         # last word of its sentence
-    possessive: bool   # written "X's"
-    index: int         # position in the turn's word list
-    start: int = 0     # offset in the turn's text
-    follow: str = ""   # the first non-space character after it
-
-
-@dataclass
-class _Turn:
-    speaker: str
-    text: str
-    source_id: str
-    session: str
-    words: list[_Word] = field(default_factory=list)
-
-
-def _words(text: str) -> list[_Word]:
-    """The words of ``text`` with their place in their sentence (:data:`_SENTENCE`)."""
-    out: list[_Word] = []
-    for sentence in _SENTENCE.finditer(text):
-        matches = list(_WORD.finditer(text, sentence.start(), sentence.end()))
-        for i, m in enumerate(matches):
-            after = text[m.end():m.end() + 3].lstrip()[:1]
-            word = m.group()
-            base = word[:-2] if word.endswith(("'s", "’s")) else word
-            out.append(_Word(base, i == 0, i == len(matches) - 1, base != word, len(out),
-                             m.start(), after))
-    return out
-
-
-def _capitalised(word: str) -> bool:
-    return word[:1].isupper() and not (len(word) > 1 and word.isupper())
-
-
-def _name_shaped(word: str) -> bool:
-    """One capital then lower-case letters ("Mel", "Jonathan"): not an identifier or product
-    name of technical chats ("RefreshToken", "PDFs", "RESTful", "GitLab"), which are not people."""
-    return word[:1].isupper() and (len(word) == 1 or word[1:].islower())
-
-
-class _Words:
-    """The conversation's word statistics: which words it ever writes in lower case."""
-
-    def __init__(self, turns: Sequence[_Turn]):
-        self.lower = {w.text.lower() for t in turns for w in t.words if w.text.islower()}
-        self.mid = {w.text.lower() for t in turns for w in t.words
-                    if not w.initial and _capitalised(w.text)}
-
-    def candidate(self, w: _Word, strict: bool = False) -> bool:
-        """``w`` can be a name: capitalised, not "I", a function or calendar word, not a
-        sentence's first word unless a comma or "!" follows; ``strict`` (where a single
-        occurrence decides): also never written in lower case in the conversation and written
-        capitalised inside a sentence somewhere ("Woah, ..." opens sentences only)."""
-        if not w.text[:1].isupper():
-            return False
-        low = w.text.lower()
-        if not _name_shaped(w.text) or len(low) < 2 or "'" in low or "’" in low:
-            return False
-        if low in FUNCTION_WORDS or low in CALENDAR_WORDS:
-            return False
-        if w.initial and w.follow not in (",", "!"):
-            return False
-        return not strict or (low not in self.lower and low in self.mid)
-
-    def proper(self, w: _Word) -> bool:
-        """A mention-worthy occurrence: capitalised, and not sentence-initial unless the word
-        is never written in lower case (a sentence's "Will" is no mention of speaker Will)."""
-        return _capitalised(w.text) and (not w.initial or w.text.lower() not in self.lower)
-
-
 def label_aliases(label: str) -> list[str]:
     """The label (lower case) and its parts split on whitespace, ``_``, ``.``, ``-`` and
     letter/digit boundaries, parts of two or more letters (``john_doe92`` -> ``john_doe92``,
@@ -192,21 +106,21 @@ def label_aliases(label: str) -> list[str]:
     return list(dict.fromkeys(a for a in out if a))
 
 
-def self_names(turn: _Turn, words: _Words) -> list[str]:
+def self_names(turn: Turn, words: ConversationWords) -> list[str]:
     """Names a speaker gives themself in their own turn: "I'm X", "I am X", "my name is X",
     "call me X", and "this is X" when it opens the turn (after greetings at most: elsewhere
     "this is Lisbon" names a place); X a capitalised name never written in lower case."""
     found = [m.group(1) for m in _SELF.finditer(turn.text)]
     opening = _THIS_IS.search(turn.text)
     if opening and all(w.lower() in GREETINGS | THANKS | PHATIC
-                       for w in _WORD.findall(turn.text[:opening.start(1)])[:-2]):
+                       for w in WORD.findall(turn.text[:opening.start(1)])[:-2]):
         found.append(opening.group(1))
     written = {w.text for w in turn.words}
     return [x.lower() for x in found if x in written and words.candidate(
-        _Word(x, False, False, False, 0), strict=True)]
+        Word(x, False, False, False, 0), strict=True)]
 
 
-def vocatives(turn: _Turn, words: _Words) -> list[str]:
+def vocatives(turn: Turn, words: ConversationWords) -> list[str]:
     """Names said to the listener: directly after an opening greeting or thanks word of
     graphmem's vocabulary ("Hey Mel!", "Thanks, Mel"), alone before a comma at the start
     ("Mel, did you ...") or after a comma at the end of a sentence ("..., Mel!"). People name
@@ -234,7 +148,7 @@ def vocatives(turn: _Turn, words: _Words) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def vocative_votes(turns: Sequence[_Turn], words: _Words) -> dict[str, Counter[str]]:
+def vocative_votes(turns: Sequence[Turn], words: ConversationWords) -> dict[str, Counter[str]]:
     """``{name: Counter(speaker: votes)}``: each vocative votes for the other speaker of the
     exchange -- the previous turn's speaker in the session when it differs from this turn's,
     else the next turn's -- the one the turn answers or is answered by."""
@@ -267,7 +181,7 @@ def short_form_owner(word: str, aliases: dict[str, set[str]]) -> str | None:
     return owners.pop() if len(owners) == 1 else None
 
 
-def third_parties(turns: Sequence[_Turn], words: _Words, taken: set[str]) -> list[str]:
+def third_parties(turns: Sequence[Turn], words: ConversationWords, taken: set[str]) -> list[str]:
     """Names (lower case) of people who do not speak: a name not already an alias, used at least
     :data:`MIN_THIRD_PARTY_USES` times, once at least after a possessive within three words
     ("my sister Anna", "our friend Tom") or as a possessive ("Anna's"): the two ways a chat
@@ -287,7 +201,7 @@ def third_parties(turns: Sequence[_Turn], words: _Words, taken: set[str]) -> lis
     return sorted((n for n in person_like if uses[n] >= MIN_THIRD_PARTY_USES), key=order.get)
 
 
-def _after_possessor(ws: Sequence[_Word], index: int) -> bool:
+def _after_possessor(ws: Sequence[Word], index: int) -> bool:
     """A possessive word at most three words back in the same sentence, only content words
     between ("my sister Anna", "our best friend Tom"; not "my trip to Lisbon")."""
     for j in range(index - 1, max(-1, index - 4), -1):
@@ -308,7 +222,7 @@ def _get(turn: Any, name: str) -> Any:
     return turn.get(name) if isinstance(turn, dict) else getattr(turn, name, None)
 
 
-def _read(turns: Sequence[Any]) -> list[_Turn]:
+def _read(turns: Sequence[Any]) -> list[Turn]:
     out = []
     for i, t in enumerate(turns):
         speaker, text, source = _get(t, "speaker"), _get(t, "text"), _get(t, "source_id")
@@ -322,7 +236,8 @@ def _read(turns: Sequence[Any]) -> list[_Turn]:
             raise InvalidInputError(f"resolve_people: turn {i} has no source_id ({source!r})")
         session = _get(t, "session")
         text = text[:MAX_TURN_CHARS]
-        out.append(_Turn(speaker.strip(), text, source, str(session or "default"), _words(text)))
+        out.append(Turn(speaker.strip(), text, source, str(session or "default"),
+                        split_words(text)))
     return out
 
 
@@ -340,7 +255,7 @@ def resolve_people(turns: Sequence[Any]) -> list[Person]:
     ts = _read(turns)
     if not ts:
         return []
-    words = _Words(ts)
+    words = ConversationWords(ts)
     speakers = list(dict.fromkeys(t.speaker for t in ts))
     aliases: dict[str, set[str]] = {f"speaker:{s}": set(label_aliases(s)) for s in speakers}
     counts = Counter(a for names in aliases.values() for a in names)
@@ -360,7 +275,7 @@ def resolve_people(turns: Sequence[Any]) -> list[Person]:
     return _people(ts, words, speakers, owner)
 
 
-def _join_short_forms(ts: Sequence[_Turn], words: _Words, owner: dict[str, str]) -> None:
+def _join_short_forms(ts: Sequence[Turn], words: ConversationWords, owner: dict[str, str]) -> None:
     by_key: dict[str, set[str]] = defaultdict(set)
     for a, k in owner.items():
         by_key[k].add(a)
@@ -376,7 +291,7 @@ def _join_short_forms(ts: Sequence[_Turn], words: _Words, owner: dict[str, str])
                     by_key[key].add(low)
 
 
-def _people(ts: Sequence[_Turn], words: _Words, speakers: list[str],
+def _people(ts: Sequence[Turn], words: ConversationWords, speakers: list[str],
             owner: dict[str, str]) -> list[Person]:
     by_key: dict[str, set[str]] = defaultdict(set)
     for a, k in owner.items():
@@ -398,7 +313,7 @@ def _people(ts: Sequence[_Turn], words: _Words, speakers: list[str],
             mentions[key].append(t.source_id)
     for s in speakers:  # a capitalised label is written as a proper name
         for part in _SEPARATORS.split(s):
-            if part.isalpha() and _capitalised(part) and part.lower() in owner:
+            if part.isalpha() and capitalised(part) and part.lower() in owner:
                 written[part.lower()][part] += 1
     out = []
     for key in keys:
