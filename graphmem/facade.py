@@ -23,7 +23,7 @@ from graphmem.errors import InvalidInputError
 from graphmem.facade_lifecycle import LifecycleVerbs
 from graphmem.graph.indexes import check_vector_dimension
 from graphmem.graph.runner import QueryRunner
-from graphmem.memory import (IngestReport, Memory, RecallResult, load_entry_points, memory_names,
+from graphmem.memory import (DEFAULT_K, IngestReport, Memory, RecallResult, load_entry_points, memory_names,
                              memory_spec)
 from graphmem.names import validate_namespace
 
@@ -179,7 +179,7 @@ class GraphMemory(LifecycleVerbs):
         return add_messages(self, messages, conversation_id=conversation_id,
                             session_id=session_id, memories=memories)
 
-    def recall(self, query: str, k: int = 10, *,
+    def recall(self, query: str, k: int = DEFAULT_K, *,
                memories: Sequence[str] | None = None, since: datetime | None = None,
                until: datetime | None = None,
                as_of: datetime | None = None,
@@ -236,9 +236,14 @@ class GraphMemory(LifecycleVerbs):
         """``await``-able :meth:`add` (same arguments) in a worker thread."""
         return await asyncio.to_thread(lambda: self.add(messages, **options))
 
-    async def arecall(self, query: str, k: int = 10, **options: Any) -> RecallResult[FusedItem]:
-        """``await``-able :meth:`recall` in a worker thread."""
-        return await asyncio.to_thread(lambda: self.recall(query, k, **options))
+    async def arecall(self, query: str, k: int = DEFAULT_K, *,
+                      memories: Sequence[str] | None = None, since: datetime | None = None,
+                      until: datetime | None = None, as_of: datetime | None = None,
+                      include_archived: bool = False) -> RecallResult[FusedItem]:
+        """``await``-able :meth:`recall` (same arguments, result and errors) in a worker thread."""
+        return await asyncio.to_thread(lambda: self.recall(
+            query, k, memories=memories, since=since, until=until, as_of=as_of,
+            include_archived=include_archived))
 
     async def afeedback(self, task: str, status: str, **options: Any) -> TaskFeedback:
         """``await``-able :meth:`feedback` in a worker thread."""
@@ -337,30 +342,6 @@ class GraphMemory(LifecycleVerbs):
 
         return check_embeddings(self.runner, self.embedder,
                                 None if all_namespaces else self.namespace, repair=repair)
-
-    def delete_namespace(self, batch_size: int = 10_000) -> int:
-        """Delete every node of this namespace (the labels of every registered memory, its
-        audit records and retention policy) with its relationships, in write transactions of at
-        most ``batch_size`` nodes each (so a large tenant never needs one huge transaction),
-        until none is left. Other namespaces are not
-        touched. Explicit and irreversible: memory edits archive, only this deletes.
-
-        Returns:
-            The number of nodes deleted.
-        Raises:
-            InvalidInputError: ``batch_size`` < 1. DatabaseError subclasses.
-        """
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise InvalidInputError(f"batch_size must be a positive integer, got {batch_size!r}")
-        total = 0
-        while True:
-            rows = self.runner.write("core/delete_namespace_batch", namespace=self.namespace,
-                                     batch=batch_size)
-            deleted = int(rows[0]["deleted"]) if rows else 0
-            if deleted == 0:
-                logger.info("deleted namespace %r: %d nodes", self.namespace, total)
-                return total
-            total += deleted
 
     # -- lifecycle ----------------------------------------------------------------------------
 

@@ -1,12 +1,17 @@
 """The facade's lifecycle verbs (a mixin of :class:`graphmem.facade.GraphMemory`): forget,
-audit records, retention, export and import of the namespace. Each delegates to its module
+audit records, retention, export and import of the namespace, and deleting it. Each delegates to its module
 (:mod:`graphmem.agent.forget`, :mod:`graphmem.agent.retention`, :mod:`graphmem.lifecycle`),
 imported when first used. docs/lifecycle.md describes them together."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from graphmem.errors import InvalidInputError
+
+logger = logging.getLogger(__name__)
 
 
 class LifecycleVerbs:
@@ -89,3 +94,33 @@ class LifecycleVerbs:
         from graphmem.lifecycle import import_namespace
 
         return import_namespace(self, path, progress=progress)
+
+    def delete_namespace(self, batch_size: int = 10_000, *,
+                         progress: Callable[[int], None] | None = None) -> int:
+        """Delete every node of this namespace (the labels of every registered memory, its
+        audit records and retention policy) with its relationships, in write transactions of at
+        most ``batch_size`` nodes each (so a large tenant never needs one huge transaction),
+        until none is left. Other namespaces are not touched. Explicit and irreversible: memory
+        edits archive, only this deletes.
+
+        Args:
+            batch_size: nodes per write transaction (>= 1).
+            progress: called with the number of nodes deleted by each transaction.
+        Returns:
+            The number of nodes deleted.
+        Raises:
+            InvalidInputError: ``batch_size`` < 1. DatabaseError subclasses.
+        """
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise InvalidInputError(f"batch_size must be a positive integer, got {batch_size!r}")
+        total = 0
+        while True:
+            rows = self.runner.write("core/delete_namespace_batch", namespace=self.namespace,
+                                     batch=batch_size)
+            deleted = int(rows[0]["deleted"]) if rows else 0
+            if deleted == 0:
+                logger.info("deleted namespace %r: %d nodes", self.namespace, total)
+                return total
+            total += deleted
+            if progress is not None:
+                progress(deleted)

@@ -47,6 +47,11 @@ from graphmem.memory_registry import (  # noqa: F401 (re-exported: the registry'
 )
 from graphmem.llm import LLMAccounting, LLMUsage
 from graphmem.names import validate_namespace
+from graphmem.recall_options import (  # noqa: F401 (re-exported)
+    DEFAULT_K,
+    MAX_K,
+    RecallOptions,
+)
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -60,8 +65,6 @@ logger = logging.getLogger(__name__)
 #: since the previous call.
 Progress = Callable[[int], None]
 
-#: Largest ``k`` any recall accepts.
-MAX_K = 200
 
 
 class PathStep(BaseModel):
@@ -268,6 +271,10 @@ class Memory(ABC, Generic[ItemT], LLMAccounting):
     #: ``<folder>/delete_conversations`` (namespace, conversations) -- which
     #: ``GraphMemory.forget`` runs (:mod:`graphmem.agent.forget`). None: no messages.
     message_queries: ClassVar[str | None] = None
+    #: The typed options of :meth:`recall` besides ``query`` and ``k``
+    #: (:class:`~graphmem.recall_options.RecallOptions`: one field per keyword parameter, same
+    #: defaults); the retrievers, the fused recall and the MCP server read it.
+    options_model: ClassVar[type[RecallOptions]] = RecallOptions
 
     def check_conversation(self, conversation: Any) -> None:
         """For a memory that stores messages: its own pure checks of one conversation
@@ -313,10 +320,26 @@ class Memory(ABC, Generic[ItemT], LLMAccounting):
         return memory_spec(self.name).labels
 
     @abstractmethod
-    def recall(self, query: str, k: int = 10, **options: Any) -> RecallResult[ItemT]:
+    def recall(self, query: str, k: int = DEFAULT_K, **options: Any) -> RecallResult[ItemT]:
         """The ``k`` best items for ``query`` (see the subclass for options and scores)."""
 
-    async def arecall(self, query: str, k: int = 10, **options: Any) -> RecallResult[ItemT]:
+    def recall_with(self, query: str, k: int = DEFAULT_K,
+                    options: RecallOptions | dict[str, Any] | None = None) -> RecallResult[ItemT]:
+        """:meth:`recall` with its options as one typed value: an instance of
+        :attr:`options_model` (or a dict checked against it; None: the defaults).
+
+        Raises:
+            InvalidInputError: options of another memory's model, an unknown option or a bad
+                value (naming it); any error of :meth:`recall`.
+        """
+        if isinstance(options, RecallOptions) and not isinstance(options, self.options_model):
+            raise InvalidInputError(
+                f"{type(options).__name__} are not the recall options of {self.name} memory; "
+                f"use {self.options_model.__name__}")
+        checked = self.options_model.parse(options, where=f"{self.name} recall")
+        return self.recall(query, k, **checked.keywords())
+
+    async def arecall(self, query: str, k: int = DEFAULT_K, **options: Any) -> RecallResult[ItemT]:
         """``await``-able :meth:`recall` (same arguments, result and errors) in a worker
         thread, so the event loop never blocks."""
         return await asyncio.to_thread(self.recall, query, k, **options)

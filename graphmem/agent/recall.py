@@ -35,7 +35,8 @@ from graphmem.instrumentation import traced_recall
 from graphmem.embeddings import validate_texts
 from graphmem.errors import InvalidInputError
 from graphmem.llm import LLMUsage
-from graphmem.memory import MAX_K, RecallItem, RecallResult, Round, check_count, memory_spec
+from graphmem.memory import (DEFAULT_K, MAX_K, RecallItem, RecallResult, Round, check_count,
+                             memory_spec)
 from graphmem.parallel import ask_all
 from graphmem.agent.rank_fusion import RRF_K, put_superseded_after, reciprocal_rank_fusion
 from graphmem.time_travel import check_as_of
@@ -158,17 +159,14 @@ def fuse_results(results: Sequence[tuple[RecallResult, list[Document]]], k: int,
 
 
 def takes_window(memory: Any, keys: Sequence[str] = ("since", "until")) -> bool:
-    """Whether ``memory.recall`` accepts every one of ``keys`` (``since`` / ``until`` /
-    ``as_of``: every built-in memory does; a memory registered later may not)."""
-    import inspect
-
-    params = inspect.signature(memory.recall).parameters
-    return all(key in params for key in keys) or any(
-        p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    """Whether ``memory``'s typed recall options (:attr:`~graphmem.memory.Memory.options_model`)
+    include every one of ``keys`` (``since`` / ``until`` / ``as_of`` / ``include_archived``:
+    every built-in memory takes the first three; a memory registered later may not)."""
+    return memory.options_model.takes(*keys)
 
 
 @traced_recall("fused")
-def fused_recall(mem: GraphMemory, query: str, k: int = 10, *,
+def fused_recall(mem: GraphMemory, query: str, k: int = DEFAULT_K, *,
                  memories: Sequence[str] | None = None, since: datetime | None = None,
                  until: datetime | None = None,
                  as_of: datetime | None = None,

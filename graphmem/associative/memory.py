@@ -36,7 +36,9 @@ from graphmem.embeddings import Embedder
 from graphmem.errors import DatabaseError, EmptyTextError, InvalidInputError
 from graphmem.graph.runner import QueryRunner
 from graphmem.llm import LLMUsage
-from graphmem.memory import IngestReport, Memory, PathStep, Progress, RecallResult, check_count
+from graphmem.memory import (DEFAULT_K, IngestReport, Memory, PathStep, Progress, RecallResult,
+                             check_count)
+from graphmem.associative.options import AssociativeRecallOptions
 from graphmem.names import node_id
 from graphmem.retrieval import HybridSearch
 from graphmem.retrieval.fusion import FusionParams
@@ -81,6 +83,7 @@ class AssociativeMemory(Memory[AssociativeItem]):
     """
 
     name = "associative"
+    options_model = AssociativeRecallOptions
     message_queries = "associative"
 
     def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str = "default",
@@ -259,7 +262,7 @@ class AssociativeMemory(Memory[AssociativeItem]):
                 for r in rows]
 
     # ------------------------------------------------------------------ reconstruction
-    def recall(self, query: str, k: int = 10, *, max_rounds: int | None = None,
+    def recall(self, query: str, k: int = DEFAULT_K, *, max_rounds: int | None = None,
                structure: Structure | None = None,
                config: ReconstructionConfig | None = None, since: datetime | None = None,
                until: datetime | None = None,

@@ -20,6 +20,7 @@ from graphmem.cli.common import (
 )
 from graphmem.cli.display import shorten
 from graphmem.cli.failures import require_path
+from graphmem.recall_options import DEFAULT_K
 
 app = typer.Typer(help="Associative memory (MRAgent): cue -> tag -> content graph, active recall.",
                   no_args_is_help=True)
@@ -57,7 +58,7 @@ def recall(
     rounds: int = typer.Option(None, "--rounds", min=1, max=10,
                                help="round budget (max_rounds; default the configured one)"),
     structure: str = typer.Option("ctc", "--structure", help="ce | cte | ctc"),
-    k: int = typer.Option(10, "--k", "-k", min=1, help="items returned"),
+    k: int = typer.Option(DEFAULT_K, "--k", "-k", min=1, help="items returned"),
     as_of: str = typer.Option(None, "--as-of", help="answer as at this ISO 8601 time with an "
                               "offset (only what had happened by then)"),
     include_archived: bool = typer.Option(False, "--include-archived",

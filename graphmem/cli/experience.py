@@ -16,6 +16,7 @@ from graphmem.cli.common import (
     print_recall,
 )
 from graphmem.cli.failures import require_path
+from graphmem.recall_options import DEFAULT_K
 
 app = typer.Typer(help="Experience memory (EMG): action decision graphs, corrections, workflows.",
                   no_args_is_help=True)
@@ -83,7 +84,7 @@ def explore(
 def recall(
     task: str = typer.Argument(..., help="the new task's query"),
     namespace: str | None = typer.Option(None, "--namespace", "-n", help="tenant namespace"),
-    k: int = typer.Option(3, "--k", "-k", help="top-K tasks"),
+    k: int = typer.Option(DEFAULT_K, "--k", "-k", help="top-K tasks"),
     t: int = typer.Option(2, "--t", help="top-T cross-task edges per task"),
     as_json: bool = typer.Option(False, "--json", help="print the full result as JSON"),
 ) -> None:

@@ -19,6 +19,7 @@ from graphmem.cli.common import (
 )
 from graphmem.cli.failures import require_path
 from graphmem.llm import LLMUsage
+from graphmem.recall_options import DEFAULT_K
 
 app = typer.Typer(help="Insight memory (EvoGraph-Mem): recall, feedback, replay.",
                   no_args_is_help=True)
@@ -29,7 +30,7 @@ _OPS_HELP = "controller operations: add_keep | add_keep_archive | all"
 @app.command("recall")
 def recall(
     query: str = typer.Argument(..., help="the new task's query"),
-    k: int = typer.Option(3, "--k", "-k", help="insights returned (top-B, eq. 10)"),
+    k: int = typer.Option(DEFAULT_K, "--k", "-k", help="insights returned (top-B, eq. 10)"),
     query_k: int = typer.Option(None, "--query-k", help="similar queries (eq. 2; default 5)"),
     lam: float = typer.Option(None, "--lambda", help="conflict penalty λ ≥ 0 (eq. 8; default 1)"),
     namespace: str = typer.Option(None, "--namespace", "-n", help="tenant (default GRAPHMEM_NAMESPACE)"),

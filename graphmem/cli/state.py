@@ -18,6 +18,7 @@ from graphmem.cli.common import (
     stored_turns,
 )
 from graphmem.cli.failures import require_path
+from graphmem.recall_options import DEFAULT_K
 
 app = typer.Typer(help="State memory (EMIR² SEMG): topic chains, evolving states, multi-round recall.",
                   no_args_is_help=True)
@@ -49,7 +50,7 @@ def ingest(
 def recall(
     question: str = typer.Argument(..., help="the question"),
     namespace: str = typer.Option(None, "--namespace", "-n", help="tenant namespace"),
-    k: int = typer.Option(10, "--k", "-k", help="items returned"),
+    k: int = typer.Option(DEFAULT_K, "--k", "-k", help="items returned"),
     rounds: int = typer.Option(2, "--rounds", min=1, max=8,
                                help="round budget including the first (max_rounds)"),
     as_of: str = typer.Option(None, "--as-of", help="answer as at this ISO 8601 time with an "

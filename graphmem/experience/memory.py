@@ -41,8 +41,9 @@ from graphmem.graph.runner import QueryRunner
 from graphmem.time_travel import check_as_of
 from graphmem.timeparse import window_params
 from graphmem.llm import LLMUsage
-from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallItem, RecallResult,
-                             Round, check_count, check_number)
+from graphmem.memory import (DEFAULT_K, IngestReport, Memory, PathStep, Progress, RecallItem,
+                             RecallResult, Round, check_count, check_number)
+from graphmem.experience.options import ExperienceRecallOptions
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -115,6 +116,7 @@ class ExperienceMemory(Memory[ExperienceItem]):
     """
 
     name = "experience"
+    options_model = ExperienceRecallOptions
 
     def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str = "default",
                  llm: Any | None = None):
@@ -249,7 +251,7 @@ class ExperienceMemory(Memory[ExperienceItem]):
                            progress=progress)
 
     # ------------------------------------------------------------------ recall
-    def recall(self, query: str, k: int = 3, *, t: int = 2, with_rules: bool = True,
+    def recall(self, query: str, k: int = DEFAULT_K, *, t: int = 2, with_rules: bool = True,
                since: datetime | None = None, until: datetime | None = None,
                as_of: datetime | None = None) -> RecallResult[ExperienceItem]:
         """EMG eq. 7: the top-``k`` tasks (K) by cosine of their query embedding, each with its

@@ -36,8 +36,9 @@ from graphmem.insight.models import (
 )
 from graphmem.insight.store import InsightStore
 from graphmem.llm import LLMUsage
-from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallResult, Round,
-                             check_count, check_number)
+from graphmem.memory import (DEFAULT_K, IngestReport, Memory, PathStep, Progress, RecallResult,
+                             Round, check_count, check_number)
+from graphmem.insight.options import InsightRecallOptions
 from graphmem.names import node_id
 from graphmem.time_travel import as_of_param, check_as_of
 from graphmem.timeparse import window_params
@@ -74,6 +75,7 @@ class InsightMemory(InsightGraphEdits, Memory[InsightItem]):
     """
 
     name = "insight"
+    options_model = InsightRecallOptions
 
     def __init__(
         self,
@@ -108,7 +110,7 @@ class InsightMemory(InsightGraphEdits, Memory[InsightItem]):
         return validate_vectors(np.asarray(embedding).reshape(1, -1), self.embedder.dimension)[0]
 
     # ---- retrieval (eqs. 2–4, 7–10) -------------------------------------------------------
-    def recall(self, query: str, k: int = 3, *, query_k: int | None = None,
+    def recall(self, query: str, k: int = DEFAULT_K, *, query_k: int | None = None,
                lam: float | None = None, embedding: np.ndarray | None = None,
                since: datetime | None = None, until: datetime | None = None,
                as_of: datetime | None = None) -> RecallResult[InsightItem]:

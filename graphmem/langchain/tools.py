@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from pydantic import ValidationError as PydanticValidationError
 
 from graphmem.errors import GraphmemError
+from graphmem.recall_options import DEFAULT_K, MAX_K
 from graphmem.validation import describe_validation_error
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class RecallArgs(BaseModel):
     """Arguments of ``recall``."""
 
     query: str = Field(min_length=1, description="what to look up, as a question")
-    k: int = Field(5, ge=1, le=50, description="how many items to return")
+    k: int = Field(DEFAULT_K, ge=1, le=MAX_K, description="how many items to return")
 
 
 def format_items(result: object) -> str:
@@ -77,7 +78,7 @@ def memory_tools(memory: GraphMemory, conversation_id: str = "default", *,
         created = sum(sum(r.created.values()) for r in reports.values())
         return f"remembered ({created} nodes created)" if created else "already remembered"
 
-    def recall(query: str, k: int = 5) -> str:
+    def recall(query: str, k: int = DEFAULT_K) -> str:
         try:
             result = memory.recall(query, k, memories=recall_memories)
         except GraphmemError as exc:

@@ -13,6 +13,7 @@ and metadata ``memory``, ``namespace``, ``node_ids``, ``score``, ``rank``, ``kin
 
 from graphmem.retrievers.documents import item_document, turn_key
 from graphmem.agent.rank_fusion import RRF_K, reciprocal_rank_fusion
+from graphmem.retrievers.arguments import options_model, recall_options
 from graphmem.retrievers.combined import CombinedGraphMemoryRetriever
 from graphmem.retrievers.retrievers import (
     AssociativeRetriever,
@@ -20,7 +21,6 @@ from graphmem.retrievers.retrievers import (
     GraphMemoryRetriever,
     InsightRetriever,
     StateRetriever,
-    recall_options,
 )
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "InsightRetriever",
     "StateRetriever",
     "item_document",
+    "options_model",
     "recall_options",
     "reciprocal_rank_fusion",
     "turn_key",

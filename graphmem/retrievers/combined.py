@@ -18,10 +18,10 @@ from pydantic import Field, PrivateAttr, model_validator
 from graphmem.agent.rank_fusion import RRF_K, put_superseded_after, reciprocal_rank_fusion
 from graphmem.memory import MAX_K, memory_names
 from graphmem.parallel import ask_all
+from graphmem.retrievers.arguments import (_check_memory, _check_recall_kwargs, _takes_window,
+                                           select_documents)
 from graphmem.retrievers.retrievers import (FETCH_FACTOR, OVERFETCH, GraphMemoryRetriever,
-                                            _check_memory, _check_recall_kwargs,
-                                            _NamespacedRetriever, _takes_window,
-                                            select_documents)
+                                            _NamespacedRetriever)
 
 
 class CombinedGraphMemoryRetriever(_NamespacedRetriever):

@@ -31,7 +31,6 @@ its memories concurrently.
 
 from __future__ import annotations
 
-import inspect
 import logging
 from datetime import datetime
 from typing import Any
@@ -47,8 +46,11 @@ from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
 from graphmem.errors import InvalidInputError
 from graphmem.facade import GraphMemory
-from graphmem.memory import MAX_K, Memory, check_count, check_number, memory_names, memory_spec
+from graphmem.memory import DEFAULT_K, MAX_K, Memory, check_count, check_number
 from graphmem.names import validate_namespace
+from graphmem.retrievers.arguments import (SEARCH_KWARGS, _check_filter, _check_memory,
+                                           _check_recall_kwargs, _merge_search_kwargs,
+                                           _pydantic_message, _takes_window, select_documents)
 from graphmem.time_travel import check_as_of, parse_as_of
 from graphmem.timeparse import check_window
 
@@ -57,125 +59,12 @@ FETCH_FACTOR = 3
 
 logger = logging.getLogger(__name__)
 
-#: Parameters of ``recall`` that are not options (the retriever sets them: ``since`` / ``until``
-#: are the retriever's own arguments).
-_NOT_OPTIONS = {"self", "query", "k", "since", "until", "as_of", "include_archived"}
-#: The time-window arguments (retriever fields, also accepted in ``search_kwargs``).
-WINDOW_KEYS = ("since", "until", "as_of", "include_archived")
-
-#: Keys ``search_kwargs`` may hold (as LangChain vector-store retrievers accept them, plus the
-#: time window).
-SEARCH_KWARGS = ("k", "score_threshold", "filter", "since", "until", "as_of",
-                 "include_archived")
-#: Metadata keys a ``filter`` may test.
-FILTER_KEYS = ("kind", "memory")
 #: Constructor arguments every graphmem retriever accepts (plus its own, listed in errors).
 SUPPORTED_OPTIONS = ("graph_memory", "namespace", "k", "search_kwargs", "score_threshold",
                      "filter", "since", "until", "as_of", "include_archived", "tags",
                      "metadata")
 #: How many more items a recall is asked for when ``filter``/``score_threshold`` may drop some.
 OVERFETCH = 4
-
-
-def _check_filter(value: Any) -> dict[str, tuple[str, ...]] | None:
-    """``{key: accepted values}`` of a metadata filter, or None. Raises InvalidInputError."""
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise InvalidInputError(f"filter must be a dict over {list(FILTER_KEYS)}, got {value!r}")
-    out: dict[str, tuple[str, ...]] = {}
-    for key, accepted in value.items():
-        if key not in FILTER_KEYS:
-            raise InvalidInputError(f"filter key {key!r} is not supported; supported: "
-                                    f"{list(FILTER_KEYS)} (equality or a list of values)")
-        values = accepted if isinstance(accepted, (list, tuple, set, frozenset)) else [accepted]
-        if not values or not all(isinstance(v, str) for v in values):
-            raise InvalidInputError(f"filter {key!r} must be a string or a non-empty list of "
-                                    f"strings, got {accepted!r}")
-        out[key] = tuple(values)
-    return out
-
-
-def _merge_search_kwargs(cls_name: str, data: dict[str, Any]) -> dict[str, Any]:
-    """Move ``search_kwargs`` entries onto the retriever's own fields (refusing unknown keys
-    and a value given twice differently)."""
-    extra = data.get("search_kwargs")
-    if extra is None:
-        return data
-    if not isinstance(extra, dict):
-        raise InvalidInputError(f"{cls_name}: search_kwargs must be a dict, got {extra!r}")
-    unknown = sorted(set(extra) - set(SEARCH_KWARGS))
-    if unknown:
-        raise InvalidInputError(f"{cls_name}: search_kwargs key(s) {unknown!r} are not "
-                                f"supported; supported: {list(SEARCH_KWARGS)}")
-    merged = {key: value for key, value in data.items() if key != "search_kwargs"}
-    for key, value in extra.items():
-        if key in merged and merged[key] != value:
-            raise InvalidInputError(f"{cls_name}: {key} given twice: {merged[key]!r} and "
-                                    f"search_kwargs[{key!r}]={value!r}")
-        merged[key] = value
-    return merged
-
-
-def select_documents(docs: list[Document], score_threshold: float | None,
-                     metadata_filter: dict[str, tuple[str, ...]] | None) -> list[Document]:
-    """``docs`` without those whose metadata ``score`` is below ``score_threshold`` or whose
-    metadata misses ``metadata_filter`` (each key one of its accepted values); order kept."""
-    out = []
-    for doc in docs:
-        score = doc.metadata.get("score")
-        if score_threshold is not None and (not isinstance(score, (int, float))
-                                            or score < score_threshold):
-            continue
-        if metadata_filter and any(doc.metadata.get(key) not in accepted
-                                   for key, accepted in metadata_filter.items()):
-            continue
-        out.append(doc)
-    return out
-
-
-def recall_options(memory: str) -> tuple[str, ...]:
-    """The recall options of registered memory ``memory``: the keyword parameters of its
-    class's ``recall`` other than ``query`` and ``k`` (read with :func:`inspect.signature`).
-
-    Raises:
-        InvalidInputError: an unknown memory name.
-    """
-    cls = memory_spec(memory).load()
-    params = inspect.signature(cls.recall).parameters.values()
-    return tuple(p.name for p in params if p.name not in _NOT_OPTIONS
-                 and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
-
-
-def _check_memory(name: str) -> str:
-    if name not in memory_names():
-        raise ValueError(f"unknown memory {name!r}: use one of {', '.join(memory_names())}")
-    return name
-
-
-def _takes_window(memory: str, keys: tuple[str, ...] = ("since", "until")) -> bool:
-    """Whether registered memory ``memory``'s ``recall`` accepts every one of ``keys``."""
-    params = inspect.signature(memory_spec(memory).load().recall).parameters
-    return all(key in params for key in keys)
-
-
-def _check_recall_kwargs(memory: str, options: dict[str, Any]) -> None:
-    window = sorted(set(options) & set(WINDOW_KEYS))
-    if window:
-        raise ValueError(f"{window!r} go in the retriever's own since / until / as_of / "
-                         "include_archived (or search_kwargs), "
-                         "not in recall_kwargs")
-    allowed = recall_options(memory)
-    unknown = sorted(set(options) - set(allowed))
-    if unknown:
-        raise ValueError(f"recall option(s) {unknown!r} are not options of {memory} memory "
-                         f"(allowed: {list(allowed)})")
-
-
-def _pydantic_message(exc: pydantic.ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(x) for x in first["loc"]) or "retriever"
-    return f"{where}: {first['msg']} (got {first.get('input')!r})"
 
 
 class _NamespacedRetriever(BaseRetriever):
@@ -186,7 +75,7 @@ class _NamespacedRetriever(BaseRetriever):
     graph_memory: GraphMemory = Field(frozen=True, exclude=True,
                                       description="the facade (connection, embedder, llm)")
     namespace: str = Field(frozen=True, description="tenant scope; default the facade's")
-    k: int = Field(4, description="documents returned (1..200)")
+    k: int = Field(DEFAULT_K, description="documents returned (1..200)")
     score_threshold: float | None = Field(
         None, description="drop documents whose metadata score is below it")
     filter: dict[str, Any] | None = Field(
@@ -213,7 +102,7 @@ class _NamespacedRetriever(BaseRetriever):
                 f"{sorted(type(self).model_fields)} (search_kwargs may hold "
                 f"{list(SEARCH_KWARGS)})")
         try:
-            check_count("k", data.get("k", 4))
+            check_count("k", data.get("k", DEFAULT_K))
             if data.get("score_threshold") is not None:
                 data["score_threshold"] = check_number("score_threshold",
                                                        data["score_threshold"])
@@ -290,10 +179,13 @@ class GraphMemoryRetriever(_NamespacedRetriever):
         graph_memory: a :class:`graphmem.GraphMemory` (its connection, embedder and llm).
         memory: the name of a registered memory (:func:`graphmem.memory.memory_names`).
         namespace: tenant scope (default ``graph_memory.namespace``); frozen.
-        k: documents per call (1..200); ``invoke(query, k=n)`` overrides it for one call.
+        k: documents per call (1..200, default :data:`~graphmem.recall_options.DEFAULT_K`);
+            ``invoke(query, k=n)`` overrides it for one call.
         recall_kwargs: options of the memory's ``recall`` (its keyword parameters besides
             ``query`` and ``k``, e.g. insight ``query_k``/``lam``, experience ``t``, state and
-            associative ``max_rounds``); checked against the signature at construction.
+            associative ``max_rounds``); checked against the memory's typed options
+            (:attr:`~graphmem.memory.Memory.options_model`: names, types, bounds) at
+            construction.
         search_kwargs: ``{"k", "score_threshold", "filter", "since", "until", "as_of",
             "include_archived"}`` as LangChain vector-store retrievers take them (each the same
             as the argument of that name).

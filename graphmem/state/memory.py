@@ -34,8 +34,9 @@ from graphmem.errors import InvalidInputError
 from graphmem.documents import conversation_fusion_key, item_document, iso
 from graphmem.graph.runner import QueryRunner
 from graphmem.llm import LLMUsage
-from graphmem.memory import (IngestReport, Memory, PathStep, Progress, RecallResult, Round,
-                             check_count, check_number)
+from graphmem.memory import (DEFAULT_K, IngestReport, Memory, PathStep, Progress, RecallResult,
+                             Round, check_count, check_number)
+from graphmem.state.options import StateRecallOptions
 from graphmem.names import node_id
 from graphmem.retrieval import HybridSearch
 from graphmem.retrieval.text import index_terms
@@ -101,6 +102,7 @@ class StateMemory(Memory[StateItem]):
     """
 
     name = "state"
+    options_model = StateRecallOptions
     message_queries = "state"
 
     def __init__(self, runner: QueryRunner, embedder: Embedder, namespace: str = "default",
@@ -222,7 +224,7 @@ class StateMemory(Memory[StateItem]):
                             self.store.lock_id(conversation_id))
 
     # ================================================================== recall
-    def recall(self, query: str, k: int = 10, *, max_rounds: int = 2,
+    def recall(self, query: str, k: int = DEFAULT_K, *, max_rounds: int = 2,
                planner: Any | None = None, since: datetime | None = None,
                until: datetime | None = None,
                as_of: datetime | None = None,

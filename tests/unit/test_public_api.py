@@ -15,7 +15,7 @@ PUBLIC = {
     "graphmem.retrievers": {
         "RRF_K", "AssociativeRetriever", "CombinedGraphMemoryRetriever", "ExperienceRetriever",
         "GraphMemoryRetriever", "InsightRetriever", "StateRetriever", "item_document",
-        "recall_options", "reciprocal_rank_fusion", "turn_key",
+        "options_model", "recall_options", "reciprocal_rank_fusion", "turn_key",
     },
 }
 
@@ -30,9 +30,9 @@ CONTRACT = {"recall", "arecall", "ingest", "aingest", "counts", "relationship_co
 #: Each built-in memory: extra methods, the recall signature (after query, k), the default k,
 #: and the old names that must be gone (no aliases).
 BUILT_INS = {
-    "insight": ({"feedback"}, ["query_k", "lam", "embedding", "since", "until", "as_of"], 3,
+    "insight": ({"feedback"}, ["query_k", "lam", "embedding", "since", "until", "as_of"], 10,
                 {"feedback_many"}),
-    "experience": ({"ingest_files"}, ["t", "with_rules", "since", "until", "as_of"], 3,
+    "experience": ({"ingest_files"}, ["t", "with_rules", "since", "until", "as_of"], 10,
                    {"build", "build_from_files"}),
     "state": ({"ingest_file"}, ["max_rounds", "planner", "since", "until", "as_of",
                                 "include_archived"], 10, set()),

@@ -24,7 +24,7 @@ from graphmem.facade import GraphMemory
 from graphmem.memory import check_number
 from graphmem.names import MAX_KEY_BYTES
 from graphmem.retrievers import InsightRetriever, StateRetriever
-from graphmem.retrievers.retrievers import select_documents
+from graphmem.retrievers.arguments import select_documents
 from graphmem.state import StateMemory
 from graphmem.state.topics import TopicAssigner, TopicRef
 

@@ -38,7 +38,7 @@ def test_defaults_and_bad_values() -> None:
     runner = FakeRunner()
     mem = InsightMemory(runner, HashEmbedder(), "ns-unit")
     assert mem.recall("q").items == []
-    assert (runner.calls[0][1]["k"], runner.calls[0][1]["b"]) == (5, 3)
+    assert (runner.calls[0][1]["k"], runner.calls[0][1]["b"]) == (5, 10)  # query_k of eq. 2; B = DEFAULT_K
     for kwargs in ({"k": 0}, {"query_k": 201}, {"lam": -1.0}, {"k": True}):
         with pytest.raises(InvalidInputError):
             mem.recall("q", **kwargs)
