@@ -3,23 +3,31 @@
 A vector written before vectors were validated (another model's width, NaN or infinity, all
 zeros) or a node whose embedding is missing is invisible to Neo4j's vector index and skipped by
 every exact-scan query, so its memory is never recalled. :func:`check_embeddings` lists such
-nodes per namespace and label (``cypher/doctor/scan_<label>.cypher``, in id-ordered batches of
-``batch_size``) and, with ``repair=True``, re-embeds each from the text its embedding is made of
-with the configured embedder (through :class:`~graphmem.embeddings.ValidatingEmbedder`, so a
-repair never writes a bad vector) and writes it back (``cypher/doctor/set_embeddings.cypher``).
+nodes per namespace and label and, with ``repair=True``, re-embeds each from the text its
+embedding is made of with the configured embedder (through
+:class:`~graphmem.embeddings.ValidatingEmbedder`, so a repair never writes a bad vector) and
+writes it back (``doctor/set_embeddings@<Label>``).
 
-Text an embedding is made of, per label: Query ``text``, Insight ``content``, Task ``query``,
-Topic ``name`` (else ``key``), Event ``"<speaker>: <text>"``, State ``content``, Episode and
-SemanticUnit ``text`` (a repaired retrieval unit gets its turn's own vector; re-ingesting the
-conversation restores the window of its session neighbours). A Theme's vector is the centroid of
-its episodes' vectors: it is reported but not repairable (re-ingest the conversation). Cues and
-tags carry no vector (they are matched by text).
+The labels checked are the registry's: every registered memory's ``embedded_labels``
+(:func:`graphmem.memory_registry.embedded_labels`, in registry order), a plugin memory's
+included. A label is scanned in id-ordered batches of ``batch_size`` by
+``doctor/scan_<label in snake case>`` when the registry holds one (graphmem's own labels ship
+theirs in ``cypher/doctor/``; a plugin memory may ship its own among its queries), else by
+``doctor/scan_embedded@<Label>``, which reads the node's ``text`` property.
+
+Text an embedding is made of, per built-in label: Query ``text``, Insight ``content``, Task
+``query``, Topic ``name`` (else ``key``), Event ``"<speaker>: <text>"``, State ``content``,
+Episode and SemanticUnit ``text`` (a repaired retrieval unit gets its turn's own vector;
+re-ingesting the conversation restores the window of its session neighbours). A Theme's vector is
+the centroid of its episodes' vectors: it is reported but not repairable (re-ingest the
+conversation). Cues and tags carry no vector (they are matched by text).
 
 Command line (wired by the CLI)::
 
     graphmem doctor [-n NS] [--repair]
 
-``-n NS`` checks one namespace (default: every namespace holding an embedded node);
+``-n NS`` checks one namespace (``--all``: every namespace holding an embedded node,
+``doctor/list_namespaces``);
 ``--repair`` re-embeds what can be re-embedded. It prints the :class:`DoctorReport` and exits
 non-zero when a bad embedding remains.
 """
@@ -35,13 +43,11 @@ from pydantic import BaseModel, Field
 from graphmem.embeddings import Embedder, ValidatingEmbedder
 from graphmem.errors import InvalidInputError
 from graphmem.graph.runner import QueryRunner
+from graphmem.memory_registry import embedded_labels, include_memory_queries
 from graphmem.names import validate_namespace
 
 log = logging.getLogger(__name__)
 
-#: Labels that carry an ``embedding``, in the order they are checked.
-EMBEDDED_LABELS = ("Query", "Insight", "Task", "Topic", "Event", "State", "Episode",
-                   "SemanticUnit", "Theme")
 #: Labels whose vector is not computed from one text (a Theme's is a centroid).
 NOT_REEMBEDDABLE = {"Theme": "a theme's vector is the centroid of its episodes; re-ingest the "
                              "conversation to rebuild it"}
@@ -105,8 +111,13 @@ class DoctorReport(BaseModel):
         return self.remaining == 0
 
 
-def _query_name(label: str) -> str:
-    return "doctor/scan_" + re.sub(r"(?<!^)([A-Z])", r"_\1", label).lower()
+def scan_query(runner: QueryRunner, label: str) -> str:
+    """The registry name of the query that scans ``label``'s embeddings:
+    ``doctor/scan_<label in snake case>`` (``doctor/scan_semantic_unit``) when ``runner``'s
+    registry holds it, else ``doctor/scan_embedded@<Label>`` (the node's ``text`` property)."""
+    own = "doctor/scan_" + re.sub(r"(?<!^)([A-Z])", r"_\1", label).lower()
+    registry = getattr(runner, "registry", None)
+    return own if registry is None or own in registry else f"doctor/scan_embedded@{label}"
 
 
 def check_embeddings(
@@ -120,6 +131,9 @@ def check_embeddings(
 ) -> DoctorReport:
     """List (and with ``repair=True`` re-embed) nodes whose embedding is missing, of another
     width than ``embedder.dimension``, non-finite or all zeros.
+
+    The labels checked are every registered memory's ``embedded_labels``, in registry order
+    (the own queries of plugin memories are added to ``runner``'s registry first).
 
     Args:
         runner: query runner of a migrated database.
@@ -141,13 +155,17 @@ def check_embeddings(
     if not isinstance(max_findings, int) or max_findings < 0:
         raise InvalidInputError(f"max_findings must be an int >= 0, got {max_findings!r}")
     checked = ValidatingEmbedder(embedder)
+    include_memory_queries(getattr(runner, "registry", None))
+    labels = embedded_labels()
     if namespace is not None:
         namespaces = [validate_namespace(namespace)]
-    else:
+    elif labels:
         namespaces = [r["namespace"] for r in runner.read("doctor/list_namespaces")]
+    else:
+        namespaces = []
     report = DoctorReport(dimension=checked.dimension, repair=repair, namespaces=namespaces)
     for ns in namespaces:
-        for label in EMBEDDED_LABELS:
+        for label in labels:
             summary = _check_label(runner, checked, ns, label, report, repair, batch_size,
                                    max_findings)
             if summary.bad:
@@ -163,8 +181,8 @@ def _check_label(runner: QueryRunner, embedder: ValidatingEmbedder, namespace: s
     summary = LabelSummary(namespace=namespace, label=label)
     after = ""
     while True:
-        rows = runner.read(_query_name(label), namespace=namespace, dimension=embedder.dimension,
-                           after=after, batch=batch_size)
+        rows = runner.read(scan_query(runner, label), namespace=namespace,
+                           dimension=embedder.dimension, after=after, batch=batch_size)
         if not rows:
             return summary
         after = rows[-1]["id"]
@@ -197,6 +215,6 @@ def _repair(runner: QueryRunner, embedder: ValidatingEmbedder, label: str, names
         return
     vectors = embedder.embed_documents([text for _, text in todo])
     rows = [{"id": f.id, "embedding": [float(x) for x in v]} for (f, _), v in zip(todo, vectors)]
-    runner.write("doctor/set_embeddings", namespace=namespace, label=label, rows=rows)
+    runner.write(f"doctor/set_embeddings@{label}", namespace=namespace, rows=rows)
     for f, _ in todo:
         f.repaired = True

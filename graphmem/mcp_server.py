@@ -18,6 +18,9 @@ Tools (one namespace per server, fixed at start):
 - ``recall_experience(task, k=3)``: past tasks similar to ``task`` with their decisions.
 - ``forget(message_ids=None, conversation_id=None, speaker=None)``: forget messages for good,
   with everything derived from them, in every memory (``GraphMemory.forget``).
+- ``recall_memory(memory, query, k=10)``: one registered memory's own recall (a plugin memory's
+  included; the tool's description lists the memories registered when the server starts); an
+  unknown ``memory`` is refused naming the registered ones.
 
 Every result is a JSON object. Bad input and graphmem's typed errors come back as MCP tool
 errors carrying the message (``"<ErrorType>: <what is wrong and what to do>"``, never pydantic's
@@ -39,6 +42,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from graphmem.errors import ConfigurationError, GraphmemError, InvalidInputError
 from graphmem.names import validate_namespace
+from graphmem.recall_options import DEFAULT_K
 from graphmem.time_travel import check_as_of
 from graphmem.validation import describe_validation_error
 
@@ -48,7 +52,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 #: The tools the server exposes.
-TOOL_NAMES = ("remember", "recall", "recall_state", "feedback", "recall_experience", "forget")
+TOOL_NAMES = ("remember", "recall", "recall_state", "feedback", "recall_experience", "forget",
+              "recall_memory")
 #: What the recall tools say of their time window.
 WINDOW_HELP = ("since / until: ISO 8601 times with an offset (e.g. 2023-01-01T00:00:00Z), "
                "optional: only items with since <= time < until. as_of: an ISO 8601 time, "
@@ -268,9 +273,29 @@ def build_server(namespace: str, opener: Callable[[str], GraphMemory] | None = N
             return report.model_dump(exclude={"dry_run"})
         return await call(run)
 
+    _memory_tool(server, call)
     _strict_tools(server, tool_error)
     server._graphmem_holder = holder  # for closing and for tests
     return server
+
+
+def _memory_tool(server: Any, call: Callable[[Callable[[GraphMemory], Any]], Any]) -> None:
+    """Add ``recall_memory(memory, query, k)``: any registered memory's own recall, its
+    description naming the memories registered now (installed packages' included)."""
+    from graphmem.memory_registry import MEMORY_REGISTRY, load_entry_points
+
+    load_entry_points()
+    listing = "; ".join(f"{spec.name}: {spec.summary}" if spec.summary else spec.name
+                        for spec in MEMORY_REGISTRY.values())
+
+    @server.tool(description="Recall from one memory by name, with that memory's own recall: "
+                             "items best first with their scores and source ids. memory: one of "
+                             + listing)
+    async def recall_memory(memory: str, query: str, k: int = DEFAULT_K) -> dict[str, Any]:
+        def run(mem: GraphMemory) -> dict[str, Any]:
+            result = mem.memory(memory).recall(query, k)
+            return {"memory": memory, "query": query, "items": [_item(i) for i in result.items]}
+        return await call(run)
 
 
 def serve(namespace: str) -> None:

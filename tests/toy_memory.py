@@ -1,6 +1,7 @@
-"""A toy fifth memory for the extensibility tests: ``note`` owns the label ``Note`` and reads
-and writes through the test-only queries ``tests/integration/cypher/note/*.cypher``. Adding it
-takes this module and one :func:`graphmem.memory.register_memory` call — nothing in graphmem."""
+"""A toy fifth memory for the extensibility tests: ``note`` owns the label ``Note`` (whose
+nodes carry the ``embedding`` of their ``text``: its one embedded label) and reads and writes
+through the test-only queries ``tests/integration/cypher/note/*.cypher``. Adding it takes this
+module and one :func:`graphmem.memory.register_memory` call — nothing in graphmem."""
 
 from __future__ import annotations
 
@@ -24,10 +25,12 @@ from graphmem.names import node_id
 from graphmem.retrievers import item_document
 
 TEST_CYPHER = Path(__file__).parent / "integration" / "cypher"
-SPEC = MemorySpec("note", "toy_memory:NoteMemory", ("Note",), "toy: plain notes (tests only)")
+SPEC = MemorySpec("note", "toy_memory:NoteMemory", ("Note",), "toy: plain notes (tests only)",
+                  embedded_labels=("Note",))
 #: The same memory as an installed package declares it: with the folder of its own queries.
 PLUGIN_SPEC = MemorySpec("note", "toy_memory:NoteMemory", ("Note",),
-                         "toy: plain notes (tests only)", cypher=str(TEST_CYPHER))
+                         "toy: plain notes (tests only)", cypher=str(TEST_CYPHER),
+                         embedded_labels=("Note",))
 
 
 class NoteItem(RecallItem):
@@ -50,7 +53,10 @@ class NoteMemory(Memory[NoteItem]):
 
     def ingest(self, inputs: Any, *, progress: Progress | None = None) -> IngestReport:
         texts = list(inputs)
-        rows = [{"id": node_id(self.namespace, "note", text), "text": text} for text in texts]
+        vectors = self.embedder.embed_documents(texts) if texts and self.embedder else []
+        rows = [{"id": node_id(self.namespace, "note", text), "text": text,
+                 "embedding": [float(x) for x in vectors[i]] if len(vectors) else None}
+                for i, text in enumerate(texts)]
         out = self.runner.write("note/write_notes", namespace=self.namespace, rows=rows)
         report = IngestReport(memory=self.name, namespace=self.namespace, inputs=len(texts))
         report.add_created({"Note": int(out[0]["created"]) if out else 0})

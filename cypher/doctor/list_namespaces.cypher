@@ -1,17 +1,9 @@
-// description: doctor: every namespace holding an embedded node (database-wide, admin: a scan of each label's namespace index)
+// description: doctor: every namespace holding an embedded node (database-wide, admin; the planner answers it with one namespace-index scan per label)
+// labels: {{EMBEDDED_LABELS}} = the labels whose nodes carry an embedding (graphmem.memory_registry.embedded_labels(), MemorySpec.embedded_labels), substituted by CypherRegistry.get
 // params: none
 // returns: namespace
 // mode: read
-CALL () {
-  MATCH (n:Query) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace
-  UNION MATCH (n:Insight) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace
-  UNION MATCH (n:Task) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace
-  UNION MATCH (n:Topic) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace
-  UNION MATCH (n:Event) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace
-  UNION MATCH (n:State) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace
-  UNION MATCH (n:Episode) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace
-  UNION MATCH (n:SemanticUnit) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace
-  UNION MATCH (n:Theme) WHERE n.namespace IS NOT NULL RETURN DISTINCT n.namespace AS namespace
-}
-RETURN DISTINCT namespace
+MATCH (n:{{EMBEDDED_LABELS}})
+WHERE n.namespace IS NOT NULL
+RETURN DISTINCT n.namespace AS namespace
 ORDER BY namespace

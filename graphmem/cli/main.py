@@ -1,8 +1,9 @@
 """``graphmem``: the command line.
 
 Sub-commands: ``neo4j``, ``migrate``, ``memories``, ``demo``, ``forget``, ``export``,
-``import``, one group per registered memory (``insight``, ``experience``, ``state``,
-``associative``, ...), ``eval``, ``bench``, ``mcp`` and ``shell``. Nothing here imports torch
+``import``, ``recall --memory NAME`` (any registered memory, a plugin's included), one group per
+registered memory (``insight``, ``experience``, ``state``, ``associative``, ...), ``eval``,
+``bench``, ``mcp`` and ``shell``. Nothing here imports torch
 or the Neo4j driver at import time: ``--help`` and the commands that embed nothing never load
 them (tests/unit/cli/test_light_imports.py). The global ``-v`` turns on INFO logging of the
 ``graphmem`` logger on stderr (``-vv``: DEBUG).
@@ -76,6 +77,7 @@ COMMAND_MODULES: dict[str, str] = {
     "eval": "graphmem.cli.eval",
     "bench": "graphmem.cli.bench",
     "mcp": "graphmem.cli.mcp",
+    "recall": "graphmem.cli.recall",
     "shell": "graphmem.cli.shell",
     "forget": "graphmem.cli.forget",
     "retain": "graphmem.cli.retain",
@@ -225,6 +227,7 @@ def memories(
     nodes, relationships = (found["nodes"], found["relationships"]) if found else ({}, {})
     if as_json:
         print(_json.dumps([{"memory": spec.name, "labels": list(spec.labels),
+                            "embedded_labels": list(spec.embedded_labels),
                             "summary": spec.summary,
                             "namespace": found["namespace"] if found else None,
                             "counts": nodes.get(spec.name),

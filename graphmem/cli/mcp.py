@@ -15,8 +15,9 @@ def mcp(
     namespace: str = typer.Option(..., "--namespace", "-n",
                                   help="the namespace every tool reads and writes"),
 ) -> None:
-    """Serve the tools remember, recall, recall_state, feedback, recall_experience and forget over
-    stdio for one namespace (stdout carries the protocol; logs go to stderr)."""
+    """Serve the tools remember, recall, recall_state, feedback, recall_experience, forget and
+    recall_memory (any registered memory) over stdio for one namespace (stdout carries the
+    protocol; logs go to stderr)."""
     from graphmem.mcp_server import build_server
     from graphmem.names import validate_namespace
 

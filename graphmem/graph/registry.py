@@ -31,6 +31,14 @@ memories registered *now* (so a memory registered at run time is included), join
 graph/ knows no memory: :mod:`graphmem.memory` installs the source of those labels
 (:func:`set_label_source`) when it loads. Each label must match ``^[A-Z][A-Za-z0-9]*$`` (labels
 come from graphmem's fixed vocabulary, never from user input), else :class:`QueryRegistryError`.
+Every such list has its own placeholder ``{{<KIND>_LABELS}}`` and source: ``{{EMBEDDED_LABELS}}``
+stands for the labels whose nodes carry an ``embedding`` (``MemorySpec.embedded_labels``).
+
+A query written once for each label of such a list declares ``// template: Label =
+{{EMBEDDED_LABELS}}`` (one name, one list): the registry then answers ``<name>@<Label>``
+(``doctor/set_embeddings@Note``) for every label the list holds *now*, with ``{{Label}}`` and
+``{{label}}`` replaced as in a fixed template, so a memory registered at run time gets its own
+query; a label outside the list is an :class:`UnknownQueryError`, and the bare name is none.
 """
 
 from __future__ import annotations
@@ -52,6 +60,8 @@ _OPTIONAL = ("template", "values")
 _TEMPLATE = re.compile(r"^\s*([A-Z][A-Za-z0-9]*)\s*=\s*(.+?)\s*$")
 #: Placeholder for the union of every registered memory's labels (see the module docstring).
 MEMORY_LABELS = "{{MEMORY_LABELS}}"
+#: Any label-list placeholder: ``{{MEMORY_LABELS}}``, ``{{EMBEDDED_LABELS}}``, ...
+_LABEL_LIST = re.compile(r"\{\{([A-Z]+_LABELS)\}\}")
 _LABEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 logger = logging.getLogger(__name__)
 _STRING_OR_COMMENT = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|//[^\n]*")
@@ -149,13 +159,14 @@ def _plain(values: str, path: object) -> bool:
 
 def expand_template(query: CypherQuery) -> list[CypherQuery]:
     """The queries a ``// template: Name = A | B[; Other = C | D]`` header stands for (see the
-    module docstring); ``[query]`` itself when it has no template.
+    module docstring); ``[query]`` itself when it has no template or one over a label list
+    (``Name = {{KIND_LABELS}}``, answered per label by :meth:`CypherRegistry.get`).
 
     Raises:
         QueryRegistryError: a malformed template line, names with different numbers of values,
             or a value outside ``^[A-Z][A-Za-z0-9]*$``.
     """
-    if not query.template:
+    if not query.template or _dynamic_template(query) is not None:
         return [query]
     keys: list[tuple[str, list[str]]] = []
     for part in query.template.split(";"):
@@ -178,36 +189,83 @@ def expand_template(query: CypherQuery) -> list[CypherQuery]:
     return out
 
 
-#: Where ``{{MEMORY_LABELS}}`` takes its labels from (see :func:`set_label_source`).
-_label_source: Callable[[], Sequence[str]] | None = None
-
-
-def set_label_source(source: Callable[[], Sequence[str]]) -> None:
-    """Install ``source`` (no arguments, returns the registered memories' labels in registry
-    order) as what ``{{MEMORY_LABELS}}`` expands to. :mod:`graphmem.memory` installs
-    ``all_labels`` when it loads."""
-    global _label_source
-    _label_source = source
-
-
-def memory_label_union() -> str:
-    """``"Query|Step|...|Theme"``: the labels of every registered memory, in registry order.
+def _dynamic_template(query: CypherQuery) -> tuple[str, str] | None:
+    """``(name, kind)`` of a ``// template: Name = {{KIND_LABELS}}`` header, else None.
 
     Raises:
-        QueryRegistryError: no label source installed (``graphmem.memory`` not loaded), no
-            memory registered, or a label outside ``^[A-Z][A-Za-z0-9]*$``.
+        QueryRegistryError: a label list mixed with other names or values.
     """
-    if _label_source is None:
+    if "{{" not in query.template:
+        return None
+    match = _TEMPLATE.match(query.template)
+    kind = _LABEL_LIST.fullmatch(match.group(2)) if match and ";" not in query.template else None
+    if kind is None:
+        raise QueryRegistryError(f"{query.path}: a template over a label list must read 'Name = "
+                                 f"{{{{KIND_LABELS}}}}' alone, got {query.template!r}")
+    return match.group(1), kind.group(1)
+
+
+#: Where each ``{{<KIND>_LABELS}}`` placeholder takes its labels from (see
+#: :func:`set_label_source`), by kind (``"MEMORY_LABELS"``).
+_label_sources: dict[str, Callable[[], Sequence[str]]] = {}
+
+
+def set_label_source(source: Callable[[], Sequence[str]], kind: str = "MEMORY_LABELS") -> None:
+    """Install ``source`` (no arguments, returns labels in registry order) as what
+    ``{{<kind>}}`` expands to: ``"MEMORY_LABELS"`` every registered memory's labels,
+    ``"EMBEDDED_LABELS"`` those carrying an embedding. :mod:`graphmem.memory` installs both when
+    it loads.
+
+    Raises:
+        QueryRegistryError: ``kind`` does not match ``^[A-Z]+_LABELS$``.
+    """
+    if not re.fullmatch(r"[A-Z]+_LABELS", kind):
+        raise QueryRegistryError(f"label source kind must match ^[A-Z]+_LABELS$, got {kind!r}")
+    _label_sources[kind] = source
+
+
+def registered_labels(kind: str = "MEMORY_LABELS") -> tuple[str, ...]:
+    """The labels ``{{<kind>}}`` stands for now, in registry order (possibly none).
+
+    Raises:
+        QueryRegistryError: no source installed for ``kind`` (``graphmem.memory`` not loaded),
+            or a label outside ``^[A-Z][A-Za-z0-9]*$``.
+    """
+    source = _label_sources.get(kind)
+    if source is None:
         raise QueryRegistryError(
-            "{{MEMORY_LABELS}} stands for the registered memories' labels and no memory registry "
+            f"{{{{{kind}}}}} stands for labels of the registered memories and no memory registry "
             "is loaded: import graphmem.memory (GraphMemory and every memory class do) first")
-    labels = tuple(_label_source())
-    if not labels:
-        raise QueryRegistryError("no memory is registered: the label union would be empty")
+    labels = tuple(source())
     bad = [label for label in labels if not _LABEL.match(label)]
     if bad:
         raise QueryRegistryError(f"memory labels {bad!r} do not match ^[A-Z][A-Za-z0-9]*$")
+    return labels
+
+
+def label_union(kind: str = "MEMORY_LABELS") -> str:
+    """``"Query|Step|...|Theme"``: the labels ``{{<kind>}}`` stands for, joined by ``|``.
+
+    Raises:
+        QueryRegistryError: as :func:`registered_labels`; no label (the union would be empty).
+    """
+    labels = registered_labels(kind)
+    if not labels:
+        raise QueryRegistryError("no memory is registered: the label union would be empty"
+                                 if kind == "MEMORY_LABELS" else
+                                 f"no registered memory declares {{{{{kind}}}}}: the label union "
+                                 "would be empty")
     return "|".join(labels)
+
+
+def memory_label_union() -> str:
+    """``"Query|Step|...|Theme"``: the labels of every registered memory, in registry order
+    (:func:`label_union` of ``MEMORY_LABELS``).
+
+    Raises:
+        QueryRegistryError: as :func:`label_union`.
+    """
+    return label_union("MEMORY_LABELS")
 
 
 class CypherRegistry:
@@ -215,7 +273,7 @@ class CypherRegistry:
 
     def __init__(self, queries: dict[str, CypherQuery]):
         self._queries = dict(queries)
-        self._rendered: dict[tuple[str, str], CypherQuery] = {}
+        self._rendered: dict[tuple[str, tuple[str, ...]], CypherQuery] = {}
         self._included: set[Path] = set()  # folders added by include()
 
     @classmethod
@@ -269,31 +327,73 @@ class CypherRegistry:
         return len(added)
 
     def get(self, name: str) -> CypherQuery:
-        """The query called ``name``, with ``{{MEMORY_LABELS}}`` replaced by the labels of the
-        memories registered now.
+        """The query called ``name`` (``<template>@<Label>`` for a template over a label list),
+        with every ``{{<KIND>_LABELS}}`` replaced by the labels registered now.
 
         Raises:
             UnknownQueryError: naming ``name``. QueryRegistryError: a bad memory label.
         """
-        try:
-            query = self._queries[name]
-        except KeyError:
-            raise UnknownQueryError(f"no Cypher query named {name!r}") from None
-        if MEMORY_LABELS not in query.text:
+        query = self._queries.get(name)
+        if query is None:
+            query = self._instance(name)
+        elif query.template:
+            raise UnknownQueryError(f"Cypher query {name!r} is a template over a label list: "
+                                    f"ask for {name}@<Label>")
+        if "_LABELS}}" not in query.text:
             return query
-        union = memory_label_union()
-        rendered = self._rendered.get((name, union))
+        kinds = sorted(set(_LABEL_LIST.findall(query.text)))
+        unions = tuple(label_union(kind) for kind in kinds)
+        rendered = self._rendered.get((name, unions))
         if rendered is None:
-            rendered = dataclasses.replace(query, text=query.text.replace(MEMORY_LABELS, union))
-            self._rendered[(name, union)] = rendered
+            text = query.text
+            for kind, union in zip(kinds, unions, strict=True):
+                text = text.replace("{{" + kind + "}}", union)
+            rendered = dataclasses.replace(query, text=text)
+            self._rendered[(name, unions)] = rendered
         return rendered
 
+    def _instance(self, name: str) -> CypherQuery:
+        """``<template>@<Label>`` of a template over a label list, for a label it holds now.
+
+        Raises:
+            UnknownQueryError: no such template, or a label outside its list.
+        """
+        base, at, value = name.rpartition("@")
+        query = self._queries.get(base) if at else None
+        if query is None or not query.template:
+            raise UnknownQueryError(f"no Cypher query named {name!r}")
+        key, kind = _dynamic_template(query)  # type: ignore[misc]
+        labels = registered_labels(kind)
+        if value not in labels:
+            raise UnknownQueryError(
+                f"no Cypher query named {name!r}: {base} is written for the {{{{{kind}}}}} of "
+                f"the registered memories, now {', '.join(labels) or 'none'}")
+        text = query.text.replace("{{" + key + "}}", value).replace("{{" + key.lower() + "}}",
+                                                                    value.lower())
+        return dataclasses.replace(query, name=name, template="", text=text)
+
     def names(self) -> list[str]:
-        """All query names, sorted."""
-        return sorted(self._queries)
+        """All query names, sorted; a template over a label list once per label it holds now
+        (none while no source for its list is installed)."""
+        out = [name for name, query in self._queries.items() if not query.template]
+        for name, query in self._queries.items():
+            if query.template:
+                _, kind = _dynamic_template(query)  # type: ignore[misc]
+                if kind in _label_sources:
+                    out += [f"{name}@{label}" for label in registered_labels(kind)]
+        return sorted(out)
 
     def __len__(self) -> int:
-        return len(self._queries)
+        return len(self.names())
 
     def __contains__(self, name: object) -> bool:
-        return name in self._queries
+        if not isinstance(name, str):
+            return False
+        query = self._queries.get(name)
+        if query is not None:
+            return not query.template
+        try:
+            self._instance(name)
+        except (UnknownQueryError, QueryRegistryError):
+            return False
+        return True

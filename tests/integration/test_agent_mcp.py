@@ -41,7 +41,8 @@ def test_mcp_server_remember_and_recall(neo4j_server, namespace):
                 await session.initialize()
                 tools = await session.list_tools()
                 assert {t.name for t in tools.tools} == {
-                    "remember", "recall", "recall_state", "feedback", "recall_experience", "forget"}
+                    "remember", "recall", "recall_state", "feedback", "recall_experience", "forget",
+                    "recall_memory"}
                 for mid, text in (("m1", "My sister Lena lives in Porto and teaches piano."),
                                   ("m2", "I adopted a grey cat named Pixel last spring.")):
                     out = _payload(await session.call_tool("remember", {

@@ -77,7 +77,7 @@ def test_a_doctor_repair_raises_the_unit_version_and_the_cache_reads_the_new_vec
         before = vector_cache_of(runner).get(key)
         target = sorted(before.ids)[0]
         vector = embedder.embed_query("a kayak trip to Faro")
-        assert runner.write("doctor/set_embeddings", namespace=namespace, label=label,
+        assert runner.write(f"doctor/set_embeddings@{label}", namespace=namespace,
                             rows=[{"id": target, "embedding": vector}])[0]["repaired"] == 1
         row = search.fetch(namespace, QUESTIONS[0], embedder.embed_query(QUESTIONS[0]))
         after = vector_cache_of(runner).get(key)

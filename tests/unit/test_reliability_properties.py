@@ -24,6 +24,7 @@ from graphmem.graph.registry import expand_template
 from graphmem.graph.registry import MEMORY_LABELS, CypherRegistry, parse_query, used_params
 from graphmem.insight.scoring import InsightEvidence, candidates, expand_queries, score, top_b
 from graphmem.memory import all_labels
+from graphmem.memory_registry import embedded_labels
 from graphmem.names import node_id
 
 QIDS = [f"q{i}" for i in range(8)]
@@ -185,8 +186,15 @@ def test_every_shipped_query_is_parsed_consistently() -> None:
         q = registry.get(name)
         assert q.params == frozenset(used_params(q.text)), name
         assert q.mode in ("read", "write") and q.description, name
-        base = name.split("@")[0]
+        base, _, value = name.partition("@")
         parsed = parse_query(base, q.path.read_text(encoding="utf-8"), q.path)
-        [reparsed] = [x for x in expand_template(parsed) if x.name == name]
-        rendered = reparsed.text.replace(MEMORY_LABELS, "|".join(all_labels()))
+        expanded = expand_template(parsed)
+        if parsed.template and expanded == [parsed]:  # over a label list: one query per label
+            key = parsed.template.split("=")[0].strip()
+            expanded = [dataclasses.replace(parsed, name=name, template="", text=parsed.text
+                                            .replace("{{" + key + "}}", value)
+                                            .replace("{{" + key.lower() + "}}", value.lower()))]
+        [reparsed] = [x for x in expanded if x.name == name]
+        rendered = (reparsed.text.replace(MEMORY_LABELS, "|".join(all_labels()))
+                    .replace("{{EMBEDDED_LABELS}}", "|".join(embedded_labels())))
         assert dataclasses.replace(reparsed, text=rendered) == q
