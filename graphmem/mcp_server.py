@@ -6,16 +6,16 @@ Tools (one namespace per server, fixed at start):
 
 - ``remember(content, role="user", message_id=None, conversation_id="default", timestamp=None)``:
   store one message (state and associative memory); idempotent per ``message_id``;
-- ``recall(query, k=5, since=None, until=None, as_of=None, include_archived=False)``: the fused
+- ``recall(query, k=10, since=None, until=None, as_of=None, include_archived=False)``: the fused
   recall over the memories holding data; ``since`` / ``until`` are ISO 8601 text with an offset
   (read by :func:`graphmem.timeparse.parse_timestamp`), the half-open window ``since <= t <
   until``; ``as_of`` answers as at that time (:mod:`graphmem.time_travel`); ``include_archived``
   also recalls units archived by retention;
-- ``recall_state(query, k=5, since=None, until=None, as_of=None, include_archived=False)``: state
+- ``recall_state(query, k=10, since=None, until=None, as_of=None, include_archived=False)``: state
   memory only (current / past states with validity), same options;
 - ``feedback(task, status, trajectory=None)``: a task's outcome (``resolved`` / ``failed``) and
   optionally its actions;
-- ``recall_experience(task, k=3)``: past tasks similar to ``task`` with their decisions.
+- ``recall_experience(task, k=10)``: past tasks similar to ``task`` with their decisions.
 - ``forget(message_ids=None, conversation_id=None, speaker=None)``: forget messages for good,
   with everything derived from them, in every memory (``GraphMemory.forget``).
 - ``recall_memory(memory, query, k=10)``: one registered memory's own recall (a plugin memory's
@@ -217,7 +217,7 @@ def build_server(namespace: str, opener: Callable[[str], GraphMemory] | None = N
     @server.tool(description="Recall what memory holds about a query: items best first, each "
                              "with the memory and graph path that found it and its source ids. "
                              + WINDOW_HELP)
-    async def recall(query: str, k: int = 5, since: str | None = None,
+    async def recall(query: str, k: int = DEFAULT_K, since: str | None = None,
                      until: str | None = None, as_of: str | None = None,
                      include_archived: bool = False) -> dict[str, Any]:
         def run(mem: GraphMemory) -> dict[str, Any]:
@@ -229,7 +229,7 @@ def build_server(namespace: str, opener: Callable[[str], GraphMemory] | None = N
 
     @server.tool(description="Recall states (what is true now, what was true before) and the "
                              "events behind them from state memory. " + WINDOW_HELP)
-    async def recall_state(query: str, k: int = 5, since: str | None = None,
+    async def recall_state(query: str, k: int = DEFAULT_K, since: str | None = None,
                            until: str | None = None,
                            as_of: str | None = None,
                            include_archived: bool = False) -> dict[str, Any]:
@@ -255,7 +255,7 @@ def build_server(namespace: str, opener: Callable[[str], GraphMemory] | None = N
 
     @server.tool(description="Recall past tasks similar to a task, with the decisions and "
                              "insights learned from them.")
-    async def recall_experience(task: str, k: int = 3) -> dict[str, Any]:
+    async def recall_experience(task: str, k: int = DEFAULT_K) -> dict[str, Any]:
         def run(mem: GraphMemory) -> dict[str, Any]:
             result = mem.experience.recall(task, k)
             return {"task": task, "items": [_item(i) for i in result.items]}

@@ -8,6 +8,8 @@
 #    `uv` on PATH, else beside PYTHON), whose cache (UV_CACHE_DIR, default ~/.cache/uv) makes a
 #    repeat install take seconds; else python -m venv + pip (pip's cache keeps the downloads, but
 #    unpacking torch still takes minutes). The first run downloads torch and the rest;
+#    then prints the venv's footprint per distribution (scripts/install_footprint.py: total,
+#    CUDA libraries, the largest distributions) as JSON, failing above 7,000 MB;
 # 3. from an empty temporary directory, with the interpreter isolated (-I: no PYTHONPATH, no
 #    user site, no current directory on sys.path), imports every module of graphmem
 #    (pkgutil.walk_packages). A module may fail only with graphmem's ConfigurationError naming a
@@ -27,7 +29,7 @@ for arg in "$@"; do
   case "$arg" in
     --demo) demo=1 ;;
     --keep) keep=1 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "unknown argument: $arg (use --demo, --keep)" >&2; exit 2 ;;
   esac
 done
@@ -70,6 +72,8 @@ else
   env -u PYTHONPATH "$venv_python" -m pip install --quiet --disable-pip-version-check "$wheel"
 fi
 echo "installed in $(( $(date +%s) - installed )) s"
+step "footprint of the bare install (docs/getting-started.md#install-footprint)"
+env -u PYTHONPATH "$venv_python" -I "$root/scripts/install_footprint.py" --top 8 --max-mb 7000 | tee "$work/footprint.json"
 
 mkdir "$work/empty"
 cd "$work/empty"

@@ -10,6 +10,8 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from graphmem.memory import (
     MEMORY_REGISTRY,
     IngestReport,
@@ -17,6 +19,7 @@ from graphmem.memory import (
     MemorySpec,
     Progress,
     RecallItem,
+    RecallOptions,
     RecallResult,
     check_count,
     register_memory,
@@ -37,10 +40,19 @@ class NoteItem(RecallItem):
     """A recalled note (no fields of its own beyond the contract's)."""
 
 
+class NoteRecallOptions(RecallOptions):
+    """The toy's one recall option."""
+
+    memory = "note"
+
+    min_score: float = Field(0.0, ge=0.0, description="drop notes scoring below it")
+
+
 class NoteMemory(Memory[NoteItem]):
     """Plain text notes; recall ranks notes containing the query first."""
 
     name = "note"
+    options_model = NoteRecallOptions
 
     def recall(self, query: str, k: int = 10, *, min_score: float = 0.0) -> RecallResult[NoteItem]:
         check_count("k", k)

@@ -100,7 +100,7 @@ def evaluate(
 ) -> None:
     """LoCoMo evidence recall@5/10/20 per category of associative memory (public recall) beside
     BM25 and MiniLM cosine over the raw turns, every conversation in its own namespace of one
-    database (the LoCoMo section of `graphmem eval`). Prints JSON."""
+    database (the LoCoMo section of "graphmem eval"). Prints JSON."""
     from graphmem.cli.eval import locomo_only
 
     with cli_errors():

@@ -88,7 +88,7 @@ def evaluate(
                                       help="LoCoMo questions per conversation (quick runs)"),
 ) -> None:
     """LoCoMo evidence recall@5/10/20 per category of state memory (public recall) beside BM25 and
-    MiniLM cosine over the raw turns (the LoCoMo section of `graphmem eval`), and the MemConflict
+    MiniLM cosine over the raw turns (the LoCoMo section of "graphmem eval"), and the MemConflict
     probes. Prints JSON."""
     from graphmem.cli.eval import locomo_only
     from graphmem.datasets import resolve

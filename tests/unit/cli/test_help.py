@@ -50,3 +50,18 @@ def test_help_text_has_no_machine_paths_or_markup(path, command) -> None:
         if isinstance(default, Path | str) and not callable(default):
             assert not Path(str(default)).is_absolute(), \
                 f"graphmem {' '.join(path)}: {param.name} defaults to an absolute path"
+
+
+@pytest.mark.parametrize("path,command", COMMANDS, ids=[" ".join(p) or "graphmem" for p, _ in COMMANDS])
+def test_flags_read_as_flags_in_the_rendered_help(path, command) -> None:
+    """The help as a terminal shows it: a flag has no value placeholder (``--json`` alone, never
+    ``--json <bool>`` or ``--json BOOLEAN``), and no backtick of the docstrings' markup leaks."""
+    result = CliRunner().invoke(cli_main.app, [*path, "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    flags = [opt for p in command.params if getattr(p, "is_flag", False) for opt in p.opts]
+    for line in result.output.splitlines():
+        for flag in flags:
+            if re.search(rf"(^|[\s│,]){re.escape(flag)}\s+(<bool>|BOOLEAN)", line):
+                raise AssertionError(f"graphmem {' '.join(path)} --help shows {flag} as taking "
+                                     f"a value:\n{line}")
+    assert "`" not in result.output, f"backticks in graphmem {' '.join(path)} --help"
