@@ -9,12 +9,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import platformdirs
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graphmem.names import validate_namespace
 
 MAX_DIMENSION = 4096
+
+
+def default_home() -> Path:
+    """Where graphmem keeps its local Neo4j (build, store, log, pid file) and generated files when
+    ``GRAPHMEM_HOME`` is not set: the user's data directory (platformdirs:
+    ``~/.local/share/graphmem`` on Linux, ``~/Library/Application Support/graphmem`` on macOS,
+    ``%LOCALAPPDATA%\\graphmem`` on Windows), never the current directory."""
+    return platformdirs.user_data_path("graphmem", appauthor=False)
 
 
 class Neo4jSettings(BaseSettings):
@@ -40,7 +49,9 @@ class GraphmemSettings(BaseSettings):
     )
     vector_dimension: int = Field(default=384, description="dimension of every vector index")
     home: Path = Field(
-        default=Path(".graphmem"), description="local launcher's data, logs and pid file"
+        default_factory=lambda: default_home(),
+        description="local launcher's build, data, logs and pid file (default: the user's data "
+        "directory, e.g. ~/.local/share/graphmem)",
     )
     bolt_port: int = Field(default=7687, description="local launcher's Bolt port (127.0.0.1)")
     browser_port: int = Field(

@@ -21,9 +21,6 @@ from graphmem.recall_options import DEFAULT_K
 app = typer.Typer(help="Experience memory (EMG): action decision graphs, corrections, workflows.",
                   no_args_is_help=True)
 
-DEFAULT_EXPLORATIONS = Path(".graphmem") / "explorations"
-
-
 @app.command("ingest")
 def ingest(
     trajectories: Path = typer.Argument(..., help="expert trajectories: ScienceWorld JSONL, ALFWorld folder, generic JSON/JSONL"),
@@ -51,7 +48,7 @@ def ingest(
 @app.command("explore")
 def explore(
     gold: Path = typer.Argument(..., help="ScienceWorld gold JSONL (e.g. sciworld_gold_train.jsonl)"),
-    out: Path | None = typer.Option(None, "--out", help="output JSONL (default .graphmem/explorations/<gold name>)"),
+    out: Path | None = typer.Option(None, "--out", help="output JSONL (default GRAPHMEM_HOME/explorations/<gold name>)"),
     per_task_type: int | None = typer.Option(None, "--per-task-type", help="at most N tasks per task type"),
     limit: int | None = typer.Option(None, "--limit", help="at most N tasks"),
     epsilon: float = typer.Option(0.15, "--epsilon", help="noise probability per gold step"),
@@ -63,7 +60,10 @@ def explore(
     LLM agent's exploration) and append the runs to a JSONL outside the data folder."""
     from graphmem.experience.explore import generate_explorations, select_records
 
-    target = out or DEFAULT_EXPLORATIONS / gold.name.replace("_gold", "_explorations")
+    from graphmem.config import GraphmemSettings
+
+    target = out or (GraphmemSettings().home / "explorations"
+                     / gold.name.replace("_gold", "_explorations"))
     with cli_errors():
         records = select_records(require_path(gold, 'gold file'), per_task_type=per_task_type, limit=limit)
         with Progress(TextColumn("explore"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
