@@ -83,6 +83,7 @@ COMMAND_MODULES: dict[str, str] = {
     "retain": "graphmem.cli.retain",
     "export": "graphmem.cli.namespace_export",
     "import": "graphmem.cli.namespace_import",
+    "delete-namespace": "graphmem.cli.namespace_delete",
 }
 
 
