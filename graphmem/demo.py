@@ -37,7 +37,7 @@ from graphmem.demo_report import (
     show_insight,
     show_state,
 )
-from graphmem.errors import ConfigurationError, GraphmemError
+from graphmem.errors import ConfigurationError
 
 logger = logging.getLogger(__name__)
 

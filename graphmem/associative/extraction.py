@@ -22,7 +22,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 from graphmem.associative.models import CueLink, EpisodeExtraction, EpisodeInput, SemanticFact
 from graphmem.text import normalise_for_matching

@@ -116,7 +116,7 @@ def print_corpus(name: str, section: dict[str, Any]) -> None:
                         for c, t in enumerate(row)])
     console.print(table)
     legend = "; ".join(f"c{i + 1} {c}" for i, c in enumerate(cats)) if labels[3:4] == ["c1"] else ""
-    console.print(f"recall@10 per category, session recall@5; bold: the best plain baseline"
+    console.print("recall@10 per category, session recall@5; bold: the best plain baseline"
                   + (f". {legend}" if legend else ""))
 
 

@@ -48,7 +48,6 @@ from langchain_core.messages import (
     ChatMessage,
     HumanMessage,
     SystemMessage,
-    ToolMessage,
     message_to_dict,
     messages_from_dict,
 )
