@@ -29,7 +29,7 @@ def main(lines: list[list[str]]) -> list[dict]:
         result = CliRunner().invoke(app, args)
         loaded = sorted({name.partition(".")[0] for name in sys.modules} & set(WATCHED))
         out.append({"args": args, "exit_code": result.exit_code, "loaded": loaded,
-                    "output": result.output[-2000:]})
+                    "output": result.output[-20000:]})
     return out
 
 
