@@ -30,7 +30,7 @@ def _messages(conv: Conversation, n: int) -> list[dict]:
 
 def test_online_adds_keep_arrival_order_and_are_idempotent(runner, embedder, namespace, locomo):
     mem = GraphMemory(runner, embedder, namespace)
-    messages = _messages(locomo, 30)
+    messages = _messages(locomo, 15)
     for msg in messages:
         reports = mem.add([msg], conversation_id="c1")
         assert reports["state"].created.get("Event") == 1
@@ -45,15 +45,15 @@ def test_online_adds_keep_arrival_order_and_are_idempotent(runner, embedder, nam
         assert chain == sorted(chain, key=order.index)
     assert mem.state.check() == {"bad_current": 0, "unchained": 0}
     counts = mem.associative.counts()
-    assert counts["Episode"] == 30
-    assert mem.associative.relationship_counts()["NEXT_EPISODE"] == 29
+    assert counts["Episode"] == 15
+    assert mem.associative.relationship_counts()["NEXT_EPISODE"] == 14
     context = mem.associative.store.timeline_context("c1", 2**62, 2**62, "", "")
     assert context["stored"] and context["timeline_after"] is None
     assert context["timeline_before"] is not None and counts["Timeline"] == 1
     before = mem.counts()
     again = mem.add(messages, conversation_id="c1")
     assert all(not r.created for r in again.values())
-    assert again["state"].skipped == {"turn": 30} and again["associative"].skipped == {"turn": 30}
+    assert again["state"].skipped == {"turn": 15} and again["associative"].skipped == {"turn": 15}
     assert mem.counts() == before
 
     result = mem.recall(locomo.turns[5].text, k=5)

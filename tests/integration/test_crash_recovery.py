@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-TURNS = 40
-KILL_AT = 12  # events stored before the kill
+TURNS = 20
+KILL_AT = 6  # events stored before the kill
 PASSWORD = "unused"  # the test launcher runs without authentication
 
 
