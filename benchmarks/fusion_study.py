@@ -5,7 +5,7 @@ Every LoCoMo conversation is ingested into a namespace of its own (state + assoc
 them in the database at once); every HotpotQA example into its own namespace (one turn per
 sentence, as :func:`graphmem.evaluation.hotpot.as_conversation` builds it). Per question, each
 memory's Documents are fetched once exactly as
-:class:`graphmem.retrievers.CombinedGraphMemoryRetriever` asks for them (``3 k`` each, shipped
+:class:`graphmem.langchain.retrievers.CombinedGraphMemoryRetriever` asks for them (``3 k`` each, shipped
 retrieval setting); the fusion is then replayed offline with
 :func:`graphmem.agent.rank_fusion.reciprocal_rank_fusion` over a grid of the RRF constant and the
 state memory's weight (associative weight 1). recall@k = gold ids among the first k distinct
@@ -43,9 +43,9 @@ from graphmem.datasets.hotpotqa import read_hotpotqa  # noqa: E402
 from graphmem.evaluation.hotpot import as_conversation  # noqa: E402
 from graphmem.evaluation.locomo import doc_source_ids, questions_of  # noqa: E402
 from graphmem.facade import GraphMemory  # noqa: E402
-from graphmem.retrievers import CombinedGraphMemoryRetriever  # noqa: E402
+from graphmem.langchain.retrievers import CombinedGraphMemoryRetriever  # noqa: E402
 from graphmem.agent.rank_fusion import RRF_K, reciprocal_rank_fusion  # noqa: E402
-from graphmem.retrievers.retrievers import FETCH_FACTOR  # noqa: E402
+from graphmem.langchain.retrievers.retrievers import FETCH_FACTOR  # noqa: E402
 from graphmem.state.evaluation import recall_at  # noqa: E402
 
 MEMORIES = ("state", "associative")

@@ -21,7 +21,7 @@ from graphmem.errors import GraphmemError
 
 #: The public API of the top-level package (pinned by tests/unit/test_public_api.py). The
 #: memories' own APIs are ``graphmem.insight``, ``graphmem.experience``, ``graphmem.state``,
-#: ``graphmem.associative``; LangChain retrievers are ``graphmem.retrievers``.
+#: ``graphmem.associative``; LangChain retrievers are ``graphmem.langchain.retrievers``.
 __all__ = [
     "GraphMemory",
     "GraphmemError",

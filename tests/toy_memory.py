@@ -25,7 +25,7 @@ from graphmem.memory import (
     register_memory,
 )
 from graphmem.names import node_id
-from graphmem.retrievers import item_document
+from graphmem.langchain.retrievers import item_document
 
 TEST_CYPHER = Path(__file__).parent / "integration" / "cypher"
 SPEC = MemorySpec("note", "toy_memory:NoteMemory", ("Note",), "toy: plain notes (tests only)",

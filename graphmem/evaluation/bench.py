@@ -48,7 +48,7 @@ from graphmem.evaluation.locomo import truncate_conversation, turn_text
 from graphmem.evaluation.metrics import percentiles, ratio
 from graphmem.evaluation.run_eval import seed_everything
 from graphmem.facade import GraphMemory
-from graphmem.retrievers import CombinedGraphMemoryRetriever
+from graphmem.langchain.retrievers import CombinedGraphMemoryRetriever
 
 logger = logging.getLogger(__name__)
 

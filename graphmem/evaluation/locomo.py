@@ -6,7 +6,7 @@ baselines' nodes: each tenant is evaluated among others. Per question, in one ru
 
 - ``state`` / ``associative``: the memory's public ``recall(question, k=max(ks))``, the source ids
   of the items returned, in order;
-- ``combined``: :class:`graphmem.retrievers.CombinedGraphMemoryRetriever` over the namespace (the
+- ``combined``: :class:`graphmem.langchain.retrievers.CombinedGraphMemoryRetriever` over the namespace (the
   memories holding data, reciprocal rank fusion), the documents' ``source_ids``;
 - ``bm25``: bm25s over the raw turns (``"speaker: text"``, image captions as the reader puts them
   into the text — the same text the memories store);
@@ -90,7 +90,7 @@ def memory_rankings(tenant: GraphMemory, question: str, depth: int,
                     setting: RetrievalSetting) -> tuple[dict[str, list[str]], dict[str, float]]:
     """The ranked source ids of ``state``, ``associative`` and ``combined`` for ``question`` on
     ``tenant`` under ``setting`` (already applied), and each one's milliseconds."""
-    from graphmem.retrievers import CombinedGraphMemoryRetriever
+    from graphmem.langchain.retrievers import CombinedGraphMemoryRetriever
 
     options = {} if setting.max_rounds is None else {"max_rounds": setting.max_rounds}
     ranked: dict[str, list[str]] = {}

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from graphmem.facade import GraphMemory
 from graphmem.retrieval import HybridSearch
 from graphmem.retrieval.text import archived_token, namespace_token
-from graphmem.retrievers import (AssociativeRetriever, CombinedGraphMemoryRetriever,
+from graphmem.langchain.retrievers import (AssociativeRetriever, CombinedGraphMemoryRetriever,
                                  StateRetriever)
 from graphmem.retrieval.vectors import vector_cache_of
 from reliability import other_namespace, snapshot, tq  # noqa: F401

@@ -67,7 +67,7 @@ def test_mcp_retrievers_and_cli_answer_as_of(drinks, runner, embedder, namespace
                                              cli_env) -> None:
     from graphmem.cli.main import app
     from graphmem.mcp_server import build_server
-    from graphmem.retrievers import CombinedGraphMemoryRetriever, StateRetriever
+    from graphmem.langchain.retrievers import CombinedGraphMemoryRetriever, StateRetriever
 
     server = build_server(namespace, opener=lambda ns: GraphMemory(runner, embedder, ns))
 

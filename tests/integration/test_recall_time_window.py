@@ -15,7 +15,7 @@ from reliability import tq  # noqa: F401
 
 from graphmem.experience.trajectories import Trajectory, TrajectoryStep
 from graphmem.facade import GraphMemory
-from graphmem.retrievers import AssociativeRetriever, InsightRetriever, StateRetriever
+from graphmem.langchain.retrievers import AssociativeRetriever, InsightRetriever, StateRetriever
 from graphmem.state.memory import time_range_of
 from graphmem.timeparse import epoch_us, in_window
 

@@ -18,7 +18,7 @@ from graphmem.errors import (
     InvalidInputError,
 )
 from graphmem.facade import GraphMemory
-from graphmem.retrievers import CombinedGraphMemoryRetriever, GraphMemoryRetriever
+from graphmem.langchain.retrievers import CombinedGraphMemoryRetriever, GraphMemoryRetriever
 
 EMPTY = {"nodes": 0, "relationships": 0}
 

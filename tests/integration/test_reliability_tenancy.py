@@ -25,7 +25,7 @@ from graphmem.experience import ExperienceMemory
 from graphmem.facade import GraphMemory
 from graphmem.insight import InsightMemory
 from graphmem.names import node_id
-from graphmem.retrievers import CombinedGraphMemoryRetriever, ExperienceRetriever, InsightRetriever
+from graphmem.langchain.retrievers import CombinedGraphMemoryRetriever, ExperienceRetriever, InsightRetriever
 
 
 def _ids_of(facade: GraphMemory, tq) -> set[str]:
@@ -301,7 +301,7 @@ STATE_QUESTIONS = ["Where does Alice live now?", "What is Mohra?",
 
 def test_state_and_associative_recall_paths_return_only_the_callers_data(
         runner, embedder, tq, namespace, other_namespace) -> None:
-    from graphmem.retrievers import AssociativeRetriever, StateRetriever
+    from graphmem.langchain.retrievers import AssociativeRetriever, StateRetriever
 
     mems = _conversational_tenants(runner, embedder, namespace, other_namespace)
 

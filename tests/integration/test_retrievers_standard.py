@@ -23,7 +23,7 @@ from graphmem.errors import InvalidInputError
 from graphmem.experience import read_trajectories
 from graphmem.facade import GraphMemory
 from graphmem.insight import replay
-from graphmem.retrievers import (
+from graphmem.langchain.retrievers import (
     AssociativeRetriever,
     CombinedGraphMemoryRetriever,
     ExperienceRetriever,

@@ -10,7 +10,7 @@ import pytest
 from graphmem.facade import GraphMemory
 from graphmem.graph.registry import CypherRegistry
 from graphmem.graph.runner import QueryRunner
-from graphmem.retrievers import CombinedGraphMemoryRetriever, GraphMemoryRetriever
+from graphmem.langchain.retrievers import CombinedGraphMemoryRetriever, GraphMemoryRetriever
 from toy_memory import TEST_CYPHER, NoteMemory, note_registered
 
 

@@ -18,7 +18,7 @@ from graphmem.errors import InvalidInputError
 from graphmem.facade import GraphMemory
 from graphmem.graph.registry import CypherRegistry
 from graphmem.memory import all_labels, memory_names, message_memories
-from graphmem.retrievers import CombinedGraphMemoryRetriever, GraphMemoryRetriever, recall_options
+from graphmem.langchain.retrievers import CombinedGraphMemoryRetriever, GraphMemoryRetriever, recall_options
 from toy_memory import TEST_CYPHER, NoteMemory, chat_note_registered, note_registered
 
 
@@ -171,7 +171,7 @@ def test_an_installed_package_registers_a_memory_through_its_entry_point(tmp_pat
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-note\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text("[graphmem.memories]\nnote = toy_memory:PLUGIN_SPEC\n"
                                            "broken = toy_memory:NoSuchThing\n")
-    # the README's import first: the plugin module imports graphmem.retrievers at its top
+    # the README's import first: the plugin module imports graphmem.langchain.retrievers at its top
     code = ("import logging; logging.basicConfig(level=logging.ERROR)\n"
             "from graphmem.facade import GraphMemory\n"
             "from graphmem.memory import memory_names, memory_spec\n"

@@ -12,7 +12,7 @@ from graphmem.memory import MEMORY_REGISTRY, Memory, memory_spec
 PUBLIC = {
     "graphmem": {"GraphMemory", "GraphmemError", "SentenceTransformerEmbedder",
                  "HashingEmbedder", "Embedder", "__version__"},
-    "graphmem.retrievers": {
+    "graphmem.langchain.retrievers": {
         "RRF_K", "AssociativeRetriever", "CombinedGraphMemoryRetriever", "ExperienceRetriever",
         "GraphMemoryRetriever", "InsightRetriever", "StateRetriever", "item_document",
         "options_model", "recall_options", "reciprocal_rank_fusion", "turn_key",

@@ -20,7 +20,7 @@ from graphmem.errors import InvalidInputError
 from graphmem.facade import GraphMemory
 from graphmem.memory import DEFAULT_K, MAX_K, memory_spec
 from graphmem.recall_options import RecallOptions
-from graphmem.retrievers import (CombinedGraphMemoryRetriever, GraphMemoryRetriever,
+from graphmem.langchain.retrievers import (CombinedGraphMemoryRetriever, GraphMemoryRetriever,
                                  StateRetriever, recall_options)
 from graphmem.state.options import StateRecallOptions
 

@@ -9,7 +9,7 @@ from langchain_core.documents import Document
 
 from graphmem.errors import InvalidInputError
 from graphmem.memory import RecallItem, memory_names
-from graphmem.retrievers import (
+from graphmem.langchain.retrievers import (
     RRF_K,
     item_document,
     recall_options,

@@ -23,8 +23,8 @@ from graphmem.experience.trajectories import read_generic as read_trajectories_g
 from graphmem.facade import GraphMemory
 from graphmem.memory import check_number
 from graphmem.names import MAX_KEY_BYTES
-from graphmem.retrievers import InsightRetriever, StateRetriever
-from graphmem.retrievers.arguments import select_documents
+from graphmem.langchain.retrievers import InsightRetriever, StateRetriever
+from graphmem.langchain.retrievers.arguments import select_documents
 from graphmem.state import StateMemory
 from graphmem.state.topics import TopicAssigner, TopicRef
 

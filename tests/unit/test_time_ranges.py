@@ -228,7 +228,7 @@ def test_retrievers_take_the_window_through_search_kwargs() -> None:
 
     from graphmem.embeddings import HashingEmbedder
     from graphmem.facade import GraphMemory
-    from graphmem.retrievers import CombinedGraphMemoryRetriever, StateRetriever
+    from graphmem.langchain.retrievers import CombinedGraphMemoryRetriever, StateRetriever
 
     mem = GraphMemory(FakeRunner(), HashingEmbedder(384), namespace="ns")
     retriever = StateRetriever(graph_memory=mem, search_kwargs={

@@ -8,14 +8,14 @@
 
 Documents come from each memory's ``documents(result)``: ``page_content``, ``id`` (the node id)
 and metadata ``memory``, ``namespace``, ``node_ids``, ``score``, ``rank``, ``kind``,
-``provenance``, ``fusion_key`` (see :mod:`graphmem.retrievers.documents`).
+``provenance``, ``fusion_key`` (see :mod:`graphmem.documents`).
 """
 
-from graphmem.retrievers.documents import item_document, turn_key
+from graphmem.documents import item_document, turn_key
 from graphmem.agent.rank_fusion import RRF_K, reciprocal_rank_fusion
-from graphmem.retrievers.arguments import options_model, recall_options
-from graphmem.retrievers.combined import CombinedGraphMemoryRetriever
-from graphmem.retrievers.retrievers import (
+from graphmem.langchain.retrievers.arguments import options_model, recall_options
+from graphmem.langchain.retrievers.combined import CombinedGraphMemoryRetriever
+from graphmem.langchain.retrievers.retrievers import (
     AssociativeRetriever,
     ExperienceRetriever,
     GraphMemoryRetriever,

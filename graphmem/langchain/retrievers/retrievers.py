@@ -1,8 +1,8 @@
 """LangChain retrievers over graphmem's registered memories (the one that fuses them:
-:mod:`graphmem.retrievers.combined`).
+:mod:`graphmem.langchain.retrievers.combined`).
 
     from graphmem import GraphMemory
-    from graphmem.retrievers import StateRetriever, CombinedGraphMemoryRetriever
+    from graphmem.langchain.retrievers import StateRetriever, CombinedGraphMemoryRetriever
 
     mem = GraphMemory.from_settings(namespace="team-a")
     docs = StateRetriever(graph_memory=mem, k=5).invoke("When did Caroline go to the group?")
@@ -48,7 +48,7 @@ from graphmem.errors import InvalidInputError
 from graphmem.facade import GraphMemory
 from graphmem.memory import DEFAULT_K, MAX_K, Memory, check_count, check_number
 from graphmem.names import validate_namespace
-from graphmem.retrievers.arguments import (SEARCH_KWARGS, _check_filter, _check_memory,
+from graphmem.langchain.retrievers.arguments import (SEARCH_KWARGS, _check_filter, _check_memory,
                                            _check_recall_kwargs, _merge_search_kwargs,
                                            _pydantic_message, _takes_window, select_documents)
 from graphmem.time_travel import check_as_of, parse_as_of

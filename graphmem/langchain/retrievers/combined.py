@@ -1,7 +1,7 @@
 """LangChain's view of the fused recall: :class:`CombinedGraphMemoryRetriever` asks several
 memories (default: those holding data) and fuses their documents by reciprocal rank fusion
 (:mod:`graphmem.agent.rank_fusion`), with the options of every graphmem retriever
-(:mod:`graphmem.retrievers.retrievers`)."""
+(:mod:`graphmem.langchain.retrievers.retrievers`)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from pydantic import Field, PrivateAttr, model_validator
 from graphmem.agent.rank_fusion import RRF_K, put_superseded_after, reciprocal_rank_fusion
 from graphmem.memory import MAX_K, memory_names
 from graphmem.parallel import ask_all
-from graphmem.retrievers.arguments import (_check_memory, _check_recall_kwargs, _takes_window,
+from graphmem.langchain.retrievers.arguments import (_check_memory, _check_recall_kwargs, _takes_window,
                                            select_documents)
-from graphmem.retrievers.retrievers import (FETCH_FACTOR, OVERFETCH, GraphMemoryRetriever,
+from graphmem.langchain.retrievers.retrievers import (FETCH_FACTOR, OVERFETCH, GraphMemoryRetriever,
                                             _NamespacedRetriever)
 
 
