@@ -315,6 +315,8 @@ def doctor(
         report = mem.check_embeddings(repair=repair, all_namespaces=all_namespaces)
     if as_json:
         print(report.model_dump_json(indent=1))
+        if not report.ok:
+            raise typer.Exit(1)
         return
     table = Table("namespace", "label", "bad", "repaired", title="bad embeddings")
     for row in report.summary:

@@ -69,6 +69,7 @@ def test_doctor_checks_and_repairs_the_plugins_embedded_label(notes: GraphMemory
     assert code == 1 and "1 bad, 1 left" in out, out
     code, out = _cli("doctor", "-n", ns, "--json")
     report = json.loads(out)
+    assert code == 1, out  # bad embeddings remain: the same exit code as the table
     assert report["summary"] == [{"namespace": ns, "label": "Note", "bad": 1, "repaired": 0}]
     assert [(f["label"], f["id"], f["problem"]) for f in report["findings"]] == [
         ("Note", target["id"], "zero")]
