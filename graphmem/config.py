@@ -57,8 +57,11 @@ class GraphmemSettings(BaseSettings):
     browser_port: int = Field(
         default=7474, description="local launcher's Neo4j Browser port (127.0.0.1); 0 turns it off"
     )
-    pagecache_mb: int = Field(default=256, description="local launcher's page cache (MiB)")
-    heap_mb: int = Field(default=1024, description="local launcher's JVM heap cap (MiB)")
+    pagecache_mb: int | None = Field(
+        default=None, description="local launcher's page cache (MiB); unset: sized from the RAM "
+        "and the store (graphmem.local.sizing)")
+    heap_mb: int | None = Field(
+        default=None, description="local launcher's JVM heap cap (MiB); unset: sized from the RAM")
     neo4j_version: str = Field(
         default="5.26",
         description="local launcher's Neo4j: '5.26' (LTS), 'calendar' (current calendar release, "

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from graphmem.errors import ConfigurationError, LauncherError
 from graphmem.local.ports import choose_ports, free_port, port_answers
+from graphmem.local.sizing import machine_memory_mb, size_memory, store_mb
 from graphmem.local.versions import Neo4jVersion, require_jdk, resolve_version
 
 __all__ = ["LocalServer", "bolt_answers", "build", "free_port", "start", "status", "stop"]
@@ -58,6 +59,10 @@ class LocalServer:
     browser_port: int = 0
     version: str = ""
     auth: bool = False
+    heap_mb: int = 0
+    pagecache_mb: int = 0
+    #: where the heap and page-cache sizes came from (:mod:`graphmem.local.sizing`)
+    memory: str = ""
 
     @property
     def browser_link(self) -> str | None:
@@ -170,8 +175,8 @@ def start(
     home: Path,
     bolt_port: int = 7687,
     browser_port: int = 7474,
-    pagecache_mb: int = 256,
-    heap_mb: int = 1024,
+    pagecache_mb: int | None = None,
+    heap_mb: int | None = None,
     timeout: float = 180.0,
     *,
     bolt_pinned: bool = False,
@@ -190,8 +195,9 @@ def start(
         home: folder for the launcher builds, the store, ``neo4j.log``, ``neo4j.pid``.
         bolt_port: wanted Bolt port on 127.0.0.1.
         browser_port: wanted Neo4j Browser port on 127.0.0.1 (0: no Browser).
-        pagecache_mb: page cache cap (MiB).
-        heap_mb: JVM heap cap (MiB).
+        pagecache_mb: page cache cap (MiB); None: sized from the RAM and the store
+            (:func:`graphmem.local.sizing.size_memory`).
+        heap_mb: JVM heap cap (MiB); None: sized from the RAM.
         timeout: seconds to wait for the ready line.
         bolt_pinned / browser_pinned: the user set the port explicitly (no fallback).
         version: ``5.26`` (default), ``calendar`` or an exact version (see
@@ -225,6 +231,10 @@ def start(
     target = build_dir / "target"
     classpath = f"{target / 'classes'}{os.pathsep}{target / 'lib' / '*'}"
     store = home / ("neo4j-calendar" if neo.is_calendar else "neo4j")
+    sizing = size_memory(machine_memory_mb(), store_mb(store), heap_mb=heap_mb,
+                         pagecache_mb=pagecache_mb)
+    heap_mb, pagecache_mb = sizing.heap_mb, sizing.pagecache_mb
+    log.info("local Neo4j memory: %s", sizing.reason)
     cmd = [java, f"-Xmx{heap_mb}m", *JVM_FLAGS, "-cp", classpath, MAIN_CLASS,
            "--home", str(store), "--bolt-port", str(bolt_port),
            "--browser-port", str(browser_port), "--pagecache-mb", str(pagecache_mb),
@@ -246,7 +256,8 @@ def start(
                 bolt_uri=f"bolt://127.0.0.1:{bolt_port}",
                 browser_url=f"http://127.0.0.1:{browser_port}/browser/" if browser_port else None,
                 home=str(home), bolt_port=bolt_port, browser_port=browser_port,
-                version=neo.version, auth=auth,
+                version=neo.version, auth=auth, heap_mb=heap_mb, pagecache_mb=pagecache_mb,
+                memory=sizing.reason,
             )
             (home / "neo4j.pid").write_text(json.dumps(asdict(server)))
             log.info("local Neo4j %s ready on %s in %.1f s", neo.version, server.bolt_uri,

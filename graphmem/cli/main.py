@@ -146,6 +146,8 @@ def neo4j_start() -> None:
     console.print(f"neo4j running: {server.bolt_uri} (Neo4j {server.version}, "
                   f"auth {'on' if server.auth else 'off'}, pid {server.pid}, "
                   f"{time.monotonic() - began:.1f} s)")
+    if server.memory:
+        console.print(f"memory: {server.memory}", highlight=False)
     if server.bolt_port != settings.bolt_port:
         console.print(f"Bolt port {settings.bolt_port} was in use: using {server.bolt_port}")
     if server.browser_link:
@@ -175,6 +177,8 @@ def neo4j_status() -> None:
     version = f"Neo4j {server.version}, " if server.version else ""
     console.print(f"neo4j running: {server.bolt_uri} ({version}auth "
                   f"{'on' if server.auth else 'off'}, pid {server.pid})")
+    if server.memory:
+        console.print(f"memory: {server.memory}", highlight=False)
     if server.browser_link:
         console.print(f"Neo4j Browser: {server.browser_link}")
 
