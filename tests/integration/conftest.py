@@ -96,6 +96,17 @@ def cli_env(monkeypatch: pytest.MonkeyPatch, neo4j_server: dict) -> None:
     monkeypatch.setenv("NEO4J_DATABASE", neo4j_server["database"] or "neo4j")
 
 
+@pytest.fixture
+def cli_subprocess_env(neo4j_server: dict) -> dict[str, str]:
+    """The environment of a ``graphmem`` subprocess against the test server (offline model,
+    160 columns, the checkout on ``PYTHONPATH``)."""
+    return {**os.environ, "NEO4J_URI": neo4j_server["uri"],
+            "NEO4J_USERNAME": neo4j_server["username"] or "neo4j",
+            "NEO4J_PASSWORD": neo4j_server["password"] or "",
+            "NEO4J_DATABASE": neo4j_server["database"] or "neo4j", "HF_HUB_OFFLINE": "1",
+            "COLUMNS": "160", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _bundled_data_only() -> Iterator[None]:
     """Unset ``GRAPHMEM_DATA`` for the session: the tests run on the bundled samples whatever

@@ -6,11 +6,9 @@ nothing delete nothing; without ``--yes`` outside a terminal it refuses with exi
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import sys
-from pathlib import Path
 
 import pexpect
 import pytest
@@ -113,13 +111,9 @@ def test_a_namespace_holding_nothing_is_left_alone(namespace, other_namespace, s
 
 
 @pytest.fixture
-def env(neo4j_server: dict) -> dict[str, str]:
-    """The environment of a CLI process against the test server."""
-    return {**os.environ, "NEO4J_URI": neo4j_server["uri"],
-            "NEO4J_USERNAME": neo4j_server["username"] or "neo4j",
-            "NEO4J_PASSWORD": neo4j_server["password"] or "",
-            "NEO4J_DATABASE": neo4j_server["database"] or "neo4j", "HF_HUB_OFFLINE": "1",
-            "COLUMNS": "160", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+def env(cli_subprocess_env: dict[str, str]) -> dict[str, str]:
+    """The environment of a CLI process against the test server (conftest's)."""
+    return cli_subprocess_env
 
 
 def _answer(namespace: str, total: int, env: dict, answer: str) -> tuple[int, str]:

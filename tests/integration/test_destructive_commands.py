@@ -6,7 +6,6 @@ counts and shows nodes and relationships apart."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import sys
@@ -30,13 +29,9 @@ def small_locomo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def env(neo4j_server: dict) -> dict[str, str]:
-    """The environment of a CLI run against the test server."""
-    return {**os.environ, "NEO4J_URI": neo4j_server["uri"],
-            "NEO4J_USERNAME": neo4j_server["username"] or "neo4j",
-            "NEO4J_PASSWORD": neo4j_server["password"] or "",
-            "NEO4J_DATABASE": neo4j_server["database"] or "neo4j", "HF_HUB_OFFLINE": "1",
-            "COLUMNS": "160", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+def env(cli_subprocess_env: dict[str, str]) -> dict[str, str]:
+    """The environment of a CLI run against the test server (conftest's)."""
+    return cli_subprocess_env
 
 
 @pytest.fixture
