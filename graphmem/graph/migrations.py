@@ -160,7 +160,8 @@ class Migrator:
         return MigrationStatus(applied=applied, pending=pending)
 
     def migrate(self) -> list[Migration]:
-        """Apply pending migrations in order under the migration lock.
+        """Apply pending migrations in order under the migration lock. An up-to-date database
+        is only read (no lock, no write), so any number of processes may open it at once.
 
         Returns:
             The migrations applied now (empty the second time).
@@ -171,6 +172,9 @@ class Migrator:
                 definition (names it, its dimension and what to do), or an index did not come
                 ONLINE within ``index_wait_seconds``.
         """
+        if not self.status().pending:
+            logger.info("migrations: the database is up to date")
+            return []
         self._bootstrap()
         owner = str(uuid.uuid4())
         rows = self.runner.write(

@@ -82,6 +82,29 @@ def test_concurrent_runs_apply_once(runner, test_runner, tmp_path) -> None:
         test_runner.write("forget_migration", version=9003)
 
 
+def test_concurrent_opens_of_an_up_to_date_database_all_succeed(runner) -> None:
+    # processes opening a migrated database at the same moment read the status and go on: the
+    # lock is taken only when something is pending, so none of them is told to try again later
+    results: list[list[int]] = []
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(6)
+
+    def run() -> None:
+        barrier.wait()
+        try:
+            results.append([m.version for m in Migrator(runner).migrate()])
+        except BaseException as exc:  # noqa: BLE001  (collected and asserted below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert results == [[]] * 6
+
+
 def test_database_matches_the_neomodel_schema(runner: QueryRunner) -> None:
     constraints = {(tuple(r["labels"]), tuple(r["properties"]))
                    for r in runner.read("core/list_constraints")}
