@@ -2,18 +2,21 @@
 the real data samples bundled with graphmem (tests need nothing outside the repository).
 
 Neo4j comes from, in order: ``NEO4J_URI`` (any server); testcontainers' Neo4jContainer
-(``neo4j:5.26-community``) when a Docker engine answers; else the local launcher on a free
-loopback port with a throw-away home, stopped at the end of the session.
+(``neo4j:5.26-community``) when a Docker engine answers and the run is not split over
+pytest-xdist workers; else the local launcher on a free loopback port (home:
+``GRAPHMEM_TEST_HOME`` or a throw-away folder), stopped when the run ends.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 import graphmem.memory  # noqa: F401  (installs what {{MEMORY_LABELS}} expands to: tests run
 #                                      core queries on a bare runner too)
@@ -25,6 +28,9 @@ from graphmem.graph.migrations import Migrator
 from graphmem.graph.registry import CypherRegistry
 from graphmem.graph.runner import QueryRunner
 
+RUN_DIR_ENV = "GRAPHMEM_TEST_RUN_DIR"  # the run's folder, made by tests/conftest.py
+
+
 def _docker_answers() -> bool:
     try:
         import docker
@@ -35,30 +41,57 @@ def _docker_answers() -> bool:
         return False
 
 
+def _launch(home: Path) -> dict:
+    """The local launcher on a free loopback port with ``home`` as its home."""
+    from graphmem import neo4j_local
+
+    server = neo4j_local.start(home, bolt_port=neo4j_local.free_port(), browser_port=0)
+    return {"uri": server.bolt_uri, "username": "neo4j", "password": "unused",
+            "database": "neo4j", "home": str(home)}
+
+
+def _migrate(server: dict) -> None:
+    driver = open_driver(server["uri"], server["username"], server["password"])
+    with QueryRunner(driver, CypherRegistry.load(), database=server["database"],
+                     owns_driver=True) as migrating:
+        Migrator(migrating, vector_dimension=384).migrate()
+
+
 @pytest.fixture(scope="session")
-def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
-    """``{"uri", "username", "password", "database"}`` of a real Neo4j for this session."""
+def neo4j_server(worker_id: str) -> Iterator[dict]:
+    """``{"uri", "username", "password", "database"}`` of a real Neo4j for this run, migrated.
+
+    One server and one migration per run, also under pytest-xdist: the first process to need
+    it starts and migrates it under a file lock in the run's folder and records its address
+    there; the others read it. The process that started the run stops it (tests/conftest.py).
+    """
     settings = Neo4jSettings()
-    if settings.uri:
-        yield {"uri": settings.uri, "username": settings.username,
-               "password": settings.password.get_secret_value(), "database": settings.database}
-        return
-    if _docker_answers():
+    run_dir = Path(os.environ[RUN_DIR_ENV])
+    if not settings.uri and worker_id == "master" and _docker_answers():
+        # a container lives as long as the process that started it: used without xdist only
         from testcontainers.neo4j import Neo4jContainer
 
         with Neo4jContainer("neo4j:5.26-community", password="graphmem-test") as container:
-            yield {"uri": container.get_connection_url(), "username": "neo4j",
-                   "password": "graphmem-test", "database": "neo4j"}
+            server = {"uri": container.get_connection_url(), "username": "neo4j",
+                      "password": "graphmem-test", "database": "neo4j"}
+            _migrate(server)
+            yield server
         return
-    from graphmem import neo4j_local
-
-    home = Path(os.environ.get("GRAPHMEM_TEST_HOME") or tmp_path_factory.mktemp("neo4j-home"))
-    server = neo4j_local.start(home, bolt_port=neo4j_local.free_port(), browser_port=0)
-    try:
-        yield {"uri": server.bolt_uri, "username": "neo4j", "password": "unused",
-               "database": "neo4j"}
-    finally:
-        neo4j_local.stop(home)
+    with FileLock(run_dir / "neo4j.lock"):
+        info = run_dir / "neo4j.json"
+        if info.is_file():
+            server = json.loads(info.read_text())
+        else:
+            if settings.uri:
+                server = {"uri": settings.uri, "username": settings.username,
+                          "password": settings.password.get_secret_value(),
+                          "database": settings.database}
+            else:
+                home = os.environ.get("GRAPHMEM_TEST_HOME") or str(run_dir / "neo4j-home")
+                server = _launch(Path(home))
+            info.write_text(json.dumps(server))  # recorded first: stopped even if migrate fails
+            _migrate(server)
+    yield server
 
 
 @pytest.fixture(scope="session")
@@ -67,7 +100,6 @@ def runner(neo4j_server: dict) -> Iterator[QueryRunner]:
     driver = open_driver(neo4j_server["uri"], neo4j_server["username"], neo4j_server["password"])
     runner = QueryRunner(driver, CypherRegistry.load(), database=neo4j_server["database"],
                          owns_driver=True)
-    Migrator(runner, vector_dimension=384).migrate()
     yield runner
     runner.close()
 

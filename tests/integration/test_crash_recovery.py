@@ -20,6 +20,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from launcher_build import reuse_launcher_build
+
+pytestmark = pytest.mark.slow  # a minute or more: scheduled first
 
 TURNS = 20
 KILL_AT = 6  # events stored before the kill
@@ -48,27 +51,17 @@ def _add_loop(uri: str, namespace: str, turns: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def crash_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A throw-away launcher home, its server stopped at the end."""
+def crash_home(tmp_path_factory: pytest.TempPathFactory, neo4j_server: dict) -> Iterator[Path]:
+    """A throw-away launcher home (the session's launcher build: ``neo4j_server`` made it),
+    its server stopped at the end."""
     from graphmem import neo4j_local
 
     home = tmp_path_factory.mktemp("neo4j-crash-home")
-    _reuse_launcher_build(home)
+    reuse_launcher_build(home)
     try:
         yield home
     finally:
         neo4j_local.stop(home)
-
-
-def _reuse_launcher_build(home: Path) -> None:
-    """Link ``home/launcher`` to a launcher already built under the test session's or the
-    user's home (``GRAPHMEM_TEST_HOME`` / ``GRAPHMEM_HOME``), so the test does not build it
-    again with Maven; the store stays in ``home``. Without one, ``start`` builds it."""
-    for env in ("GRAPHMEM_TEST_HOME", "GRAPHMEM_HOME"):
-        built = Path(os.environ.get(env) or "/nonexistent") / "launcher"
-        if built.is_dir() and any(built.glob("*/.source-sha256")):
-            (home / "launcher").symlink_to(built.resolve(), target_is_directory=True)
-            return
 
 
 def _start(home: Path, port: int):  # noqa: ANN202

@@ -147,7 +147,7 @@ def test_reset_in_a_terminal_deletes_after_yes(namespace, runner, embedder, seed
 
 
 def test_memories_names_the_namespace_and_keeps_nodes_and_relationships_apart(
-        namespace, seeded, cli_env) -> None:
+        namespace, seeded, cli_env, monkeypatch) -> None:
     from graphmem.cli.main import app
 
     listing = CliRunner().invoke(app, ["memories", "-n", namespace, "--json"])
@@ -162,8 +162,12 @@ def test_memories_names_the_namespace_and_keeps_nodes_and_relationships_apart(
     assert rows["state"]["counts"]["Event"] == 3
     assert rows["associative"]["relationships"]["NEXT_EPISODE"] == 2
 
-    table = CliRunner().invoke(app, ["memories", "-n", namespace],
-                               env={"COLUMNS": "400"})
+    # the CLI's console read COLUMNS when graphmem.cli was first imported in this process
+    # (whichever test did it): set its width for this test only
+    from graphmem.cli.common import console
+
+    monkeypatch.setattr(console, "_width", 400)
+    table = CliRunner().invoke(app, ["memories", "-n", namespace])
     assert table.exit_code == 0, table.output
     text = table.stdout
     assert f"counts in namespace '{namespace}'" in text

@@ -10,6 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # a minute or more: scheduled first
+
+
 def _cli(args: list[str], neo4j_server: dict, timeout: int) -> subprocess.CompletedProcess:
     env = {**os.environ, "NEO4J_URI": neo4j_server["uri"], "NEO4J_USERNAME": neo4j_server["username"],
            "NEO4J_PASSWORD": neo4j_server["password"], "HF_HUB_OFFLINE": "1"}

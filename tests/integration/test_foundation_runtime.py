@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from launcher_build import reuse_launcher_build
 
 from graphmem import neo4j_local
 from graphmem.errors import QueryError, ServiceUnavailableError, UnknownQueryError
@@ -39,7 +40,8 @@ def test_real_embedder_is_normalised_384(embedder) -> None:
     assert float(vectors[0] @ query) > float(vectors[1] @ query)
 
 
-def test_cli_start_status_stop_and_persistence(tmp_path: Path) -> None:
+def test_cli_start_status_stop_and_persistence(tmp_path: Path, neo4j_server: dict) -> None:
+    reuse_launcher_build(tmp_path / "home")  # the session's build (neo4j_server made it)
     env = {**os.environ, "GRAPHMEM_HOME": str(tmp_path / "home"),
            "GRAPHMEM_BOLT_PORT": str(neo4j_local.free_port()), "GRAPHMEM_BROWSER_PORT": "0"}
     env.pop("NEO4J_URI", None)

@@ -20,6 +20,8 @@ from graphmem.experience.insights import InsightText
 from graphmem.llm_local import LocalChatModel, local_chat_model
 from reliability import texts_of, tq  # noqa: F401  (tq is a fixture)
 
+pytestmark = pytest.mark.slow  # a minute or more: scheduled first
+
 
 @pytest.fixture(scope="module")
 def llm() -> Iterator[LocalChatModel]:

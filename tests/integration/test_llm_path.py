@@ -27,6 +27,8 @@ from graphmem.insight import InsightMemory
 from graphmem.llm import LLMUsage
 from graphmem.state import StateMemory
 
+pytestmark = pytest.mark.slow  # a minute or more: scheduled first
+
 logger = logging.getLogger(__name__)
 
 _STATS: dict[str, float] = {"calls": 0, "input": 0, "output": 0, "seconds": 0.0}

@@ -10,6 +10,7 @@ import socket
 from collections.abc import Iterator
 
 import pytest
+from launcher_build import reuse_launcher_build
 
 from graphmem import neo4j_local
 from graphmem.config import GraphmemSettings, Neo4jSettings
@@ -25,10 +26,12 @@ PASSWORD = "graphmem-auth-test"
 
 
 @pytest.fixture(scope="module")
-def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[neo4j_local.LocalServer]:
-    """A 5.26 launcher with auth on (own home under tmp), asked for a Bolt port that is taken
-    (not pinned), stopped afterwards."""
+def auth_server(tmp_path_factory: pytest.TempPathFactory,
+                neo4j_server: dict) -> Iterator[neo4j_local.LocalServer]:
+    """A 5.26 launcher with auth on (own home under tmp, the session's launcher build), asked
+    for a Bolt port that is taken (not pinned), stopped afterwards."""
     home = tmp_path_factory.mktemp("neo4j-auth-home")
+    reuse_launcher_build(home)
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", 0))
         holder.listen()

@@ -22,6 +22,8 @@ from graphmem.llm import LLMTimeoutError, LLMUsage, constrained_schema, invoke_s
 from graphmem.llm_local import LocalChatModel, local_chat_model
 from graphmem.state.extraction import ExtractionBatch
 
+pytestmark = pytest.mark.slow  # a minute or more: scheduled first
+
 logger = logging.getLogger(__name__)
 
 _STATS: dict[str, float] = {"input": 0, "output": 0, "seconds": 0.0, "cpu": 0.0}

@@ -23,6 +23,8 @@ from graphmem.local.ports import free_port
 from graphmem.local.versions import CALENDAR_VERSION
 from smoke_subset import assert_smoke, run_smoke
 
+pytestmark = pytest.mark.slow  # a minute or more: scheduled first
+
 
 @pytest.fixture(scope="module")
 def calendar_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[neo4j_local.LocalServer]:

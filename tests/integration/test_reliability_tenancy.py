@@ -5,8 +5,9 @@ what keeps the data apart); and a small tenant inside a big vector index of anot
 still gets its k results (exact in-namespace scans, or the oversampled index with an exact
 in-namespace fallback).
 
-NOISE_NODES (default 75 000, ``GRAPHMEM_NOISE_NODES`` overrides, e.g. 100000) noise :Query nodes
-are written around the small tenant; their embeddings lie closer to the question than any of the
+NOISE_NODES (default 10 000: twenty times the largest vector-index window a recall asks for,
+``MIN_OVERSAMPLE``; ``GRAPHMEM_NOISE_NODES`` overrides, e.g. 100000) noise :Query nodes are
+written around the small tenant; their embeddings lie closer to the question than any of the
 tenant's own memories, so the vector index's top hits are all foreign.
 """
 
@@ -25,6 +26,7 @@ from graphmem.experience import ExperienceMemory
 from graphmem.facade import GraphMemory
 from graphmem.insight import InsightMemory
 from graphmem.names import node_id
+from graphmem.retrieval.engine import MIN_OVERSAMPLE
 from graphmem.langchain.retrievers import CombinedGraphMemoryRetriever, ExperienceRetriever, InsightRetriever
 
 
@@ -38,7 +40,7 @@ def _ids_of(facade: GraphMemory, tq) -> set[str]:
 QUESTION = "Is Mohra a truck or a boat?"
 FACTS = {"a": "Mohra is a red truck that carries timber.",
          "b": "Mohra is a sailing boat moored in Kiel."}
-NOISE_NODES = int(os.environ.get("GRAPHMEM_NOISE_NODES", "75000"))
+NOISE_NODES = int(os.environ.get("GRAPHMEM_NOISE_NODES", str(20 * MIN_OVERSAMPLE)))
 NOISE_BATCH = 5000
 
 

@@ -32,6 +32,8 @@ from graphmem.langchain.retrievers import (
     StateRetriever,
 )
 
+pytestmark = pytest.mark.slow  # a minute or more: scheduled first
+
 QUERIES = {
     "insight": "Nikolaj Coster-Waldau worked with the Fox Broadcasting Company.",
     "experience": "Your task is to boil water.",

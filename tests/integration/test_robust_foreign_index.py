@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from launcher_build import reuse_launcher_build
 
 from graphmem import neo4j_local
 from graphmem.embeddings import HashingEmbedder
@@ -23,9 +24,12 @@ TEST_CYPHER = Path(__file__).parent / "cypher"
 
 
 @pytest.fixture(scope="module")
-def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[QueryRunner, QueryRunner]]:
-    """(runner, test-only runner) of a fresh database on a private local Neo4j."""
+def fresh(tmp_path_factory: pytest.TempPathFactory,
+          neo4j_server: dict) -> Iterator[tuple[QueryRunner, QueryRunner]]:
+    """(runner, test-only runner) of a fresh database on a private local Neo4j (the session's
+    launcher build)."""
     home = tmp_path_factory.mktemp("neo4j-foreign-index")
+    reuse_launcher_build(home)
     server = neo4j_local.start(home, bolt_port=neo4j_local.free_port(), browser_port=0)
     driver = open_driver(server.bolt_uri, "neo4j", "unused")
     runner = QueryRunner(driver, CypherRegistry.load(), database="neo4j", owns_driver=True)

@@ -4,9 +4,9 @@ The same input -- a slice of the bundled LoCoMo conversation (added one message 
 through ``mem.add``, and as one batch through state and associative ingest), ScienceWorld
 trajectories (one experience batch: SIMILAR_TASK) and their task outcomes (insight feedback:
 RELATED_QUERY) -- goes into namespaces written before and after a foreign namespace that holds
-the whole bundled conversation and every trajectory (the same texts, so the foreign vectors sit
-exactly where the tenant's own do and a vector-index top list filtered afterwards by namespace
-would be crowded by them). Every pair must have the same node counts per label, relationship
+the conversation's first turns (the tenant's and more) and every trajectory (the same texts, so
+the foreign vectors sit exactly where the tenant's own do and a vector-index top list filtered
+afterwards by namespace would be crowded by them). Every pair must have the same node counts per label, relationship
 counts per type, no relationship leaving its namespace, and the same recall answers (items
 named by their source ids and text, in order)."""
 
@@ -22,10 +22,14 @@ from graphmem.conversations import Conversation, read_locomo
 from graphmem.experience import read_trajectories
 from graphmem.facade import GraphMemory
 
+pytestmark = pytest.mark.slow  # a minute or more: scheduled first
+
 #: Turns added one message at a time (the conversation's first ones) / ingested as one batch
 #: (the turns after them: no text is in both conversations).
 ADD_TURNS = 30
 BATCH_TURNS = 120
+#: Turns of the foreign namespace's conversations: every turn of the tenant's and 30 more.
+FOREIGN_TURNS = ADD_TURNS + BATCH_TURNS + 30
 #: ScienceWorld trajectories of the experience batch and the insight feedback.
 TASKS = 10
 QUESTIONS = ("What did Caroline research?", "When did Melanie paint a sunrise?",
@@ -81,11 +85,11 @@ def _write(mem: GraphMemory, data: dict) -> None:
 
 
 def _write_foreign(mem: GraphMemory, data: dict) -> None:
-    """More than the tenant's input, written first: the whole conversation as both of the
-    tenant's conversations (state and associative), every trajectory, and their feedback
-    under other task texts too."""
+    """More than the tenant's input, written first: the conversation's first FOREIGN_TURNS
+    turns as both of the tenant's conversations (state and associative), every trajectory,
+    and their feedback under other task texts too."""
     conv: Conversation = data["conv"]
-    whole = [conv.model_copy(update={"id": "batch"}),
+    whole = [conv.model_copy(update={"id": "batch", "turns": conv.turns[:FOREIGN_TURNS]}),
              conv.model_copy(update={"id": "online", "turns": conv.turns[:ADD_TURNS]})]
     mem.state.ingest(whole)
     mem.associative.ingest(whole)
