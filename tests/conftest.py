@@ -47,11 +47,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "/tests/integration/" in str(item.path).replace(os.sep, "/"):
             item.add_marker(pytest.mark.integration)
-    # files holding a test marked slow run first (a stable sort: files stay whole and in their
-    # order): pytest-xdist's workers start on them and the short files fill the gaps, instead of
-    # one long file running alone at the end
-    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_files)
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

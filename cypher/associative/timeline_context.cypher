@@ -4,16 +4,19 @@
 // mode: read
 OPTIONAL CALL () {
   MATCH (e:Episode)
+  USING INDEX SEEK e:Episode(namespace, conversation_id, position)
   WHERE e.namespace = $namespace AND e.conversation_id = $conversation_id AND e.position < $first
   RETURN e.id AS timeline_before ORDER BY e.position DESC LIMIT 1
 }
 OPTIONAL CALL () {
   MATCH (e:Episode)
+  USING INDEX SEEK e:Episode(namespace, conversation_id, position)
   WHERE e.namespace = $namespace AND e.conversation_id = $conversation_id AND e.position > $last
   RETURN e.id AS timeline_after ORDER BY e.position ASC LIMIT 1
 }
 OPTIONAL CALL () {
   MATCH (e:Episode)
+  USING INDEX SEEK e:Episode(namespace, conversation_id, position)
   WHERE e.namespace = $namespace AND e.conversation_id = $conversation_id AND e.position < $first
     AND e.session = $first_session
   WITH e ORDER BY e.position DESC LIMIT 1
@@ -25,6 +28,7 @@ OPTIONAL CALL () {
 }
 OPTIONAL CALL () {
   MATCH (e:Episode)
+  USING INDEX SEEK e:Episode(namespace, conversation_id, position)
   WHERE e.namespace = $namespace AND e.conversation_id = $conversation_id AND e.position > $last
     AND e.session = $last_session
   WITH e ORDER BY e.position ASC LIMIT 1

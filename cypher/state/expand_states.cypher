@@ -16,7 +16,7 @@ CALL (t) {
   RETURN s, true AS current
   UNION
   MATCH (s:State)
-  USING INDEX s:State(topic_id, valid_from)
+  USING INDEX SEEK s:State(topic_id, valid_from)
   WHERE s.topic_id = CASE WHEN $history THEN t.id END AND s.valid_from IS NOT NULL
     AND s.namespace = $namespace AND NOT EXISTS { (t)-[:CURRENT_STATE]->(s) }
     AND ($since IS NULL OR s.valid_from.epochMillis * 1000 + s.valid_from.microsecond % 1000 >= $since)

@@ -6,14 +6,14 @@ CALL () {
   UNWIND $events AS row
   CALL (row) {
     OPTIONAL MATCH (p:Event)
-    USING INDEX p:Event(topic_id, sort_key)
+    USING INDEX SEEK p:Event(topic_id, sort_key)
     WHERE p.topic_id = row.topic_id AND p.sort_key < row.sort_key AND p.namespace = $namespace
     WITH p ORDER BY p.topic_id DESC, p.sort_key DESC LIMIT 1
     RETURN p.id AS predecessor
   }
   CALL (row) {
     OPTIONAL MATCH (s:Event)
-    USING INDEX s:Event(topic_id, sort_key)
+    USING INDEX SEEK s:Event(topic_id, sort_key)
     WHERE s.topic_id = row.topic_id AND s.sort_key > row.sort_key AND s.namespace = $namespace
     WITH s ORDER BY s.topic_id, s.sort_key LIMIT 1
     RETURN s.id AS successor
@@ -24,7 +24,7 @@ CALL () {
   UNWIND $priors AS row
   CALL (row) {
     OPTIONAL MATCH (p:State)
-    USING INDEX p:State(topic_id, valid_from)
+    USING INDEX SEEK p:State(topic_id, valid_from)
     WHERE p.topic_id = row.topic_id AND p.valid_from <= row.valid_from AND p.namespace = $namespace
       AND NOT coalesce(p.conflict, false)
       AND NOT EXISTS { (p)<-[:CURRENT_STATE]-(t) WHERE t.namespace = $namespace }

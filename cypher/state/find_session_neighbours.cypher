@@ -5,7 +5,7 @@
 UNWIND $rows AS row
 CALL (row) {
   OPTIONAL MATCH (p:Event)
-  USING INDEX p:Event(namespace, conversation, session, seq)
+  USING INDEX SEEK p:Event(namespace, conversation, session, seq)
   WHERE p.namespace = $namespace AND p.conversation = $conversation AND p.session = row.session
     AND p.seq <= row.seq AND (p.seq < row.seq OR p.id < row.id)
   WITH p ORDER BY p.namespace DESC, p.conversation DESC, p.session DESC, p.seq DESC, p.id DESC
@@ -20,7 +20,7 @@ CALL (row) {
 }
 CALL (row) {
   OPTIONAL MATCH (s:Event)
-  USING INDEX s:Event(namespace, conversation, session, seq)
+  USING INDEX SEEK s:Event(namespace, conversation, session, seq)
   WHERE s.namespace = $namespace AND s.conversation = $conversation AND s.session = row.session
     AND s.seq >= row.seq AND (s.seq > row.seq OR s.id > row.id)
   WITH s ORDER BY s.namespace, s.conversation, s.session, s.seq, s.id LIMIT 1

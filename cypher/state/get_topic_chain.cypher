@@ -6,7 +6,7 @@ MATCH (t:Topic {id: $topic_id})
 USING INDEX t:Topic(id)
 WHERE t.namespace = $namespace
 MATCH (e:Event)
-USING INDEX e:Event(topic_id, sort_key)
+USING INDEX SEEK e:Event(topic_id, sort_key)
 WHERE e.topic_id = $topic_id AND e.sort_key IS NOT NULL AND e.namespace = $namespace
 WITH t, e ORDER BY e.topic_id, e.sort_key LIMIT $limit
 RETURN e.id AS id, e.occurred_at AS occurred_at, e.source_ids AS source_ids,

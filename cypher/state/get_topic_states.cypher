@@ -8,7 +8,7 @@ USING INDEX t:Topic(id)
 WHERE t.namespace = $namespace
 CALL (t) {
   MATCH (s:State)
-  USING INDEX s:State(topic_id, valid_from)
+  USING INDEX SEEK s:State(topic_id, valid_from)
   WHERE s.topic_id = t.id AND s.valid_from IS NOT NULL AND s.namespace = $namespace
     AND NOT $only_current
   WITH s ORDER BY s.topic_id DESC, s.valid_from DESC, s.id DESC LIMIT 100

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow  # a minute or more: scheduled first
+pytestmark = pytest.mark.slow  # a minute or more: pytest -m "not slow" leaves it out
 
 
 def _cli(args: list[str], neo4j_server: dict, timeout: int) -> subprocess.CompletedProcess:
@@ -101,6 +101,23 @@ def test_bench_quick_writes_report(tmp_path: Path, neo4j_server: dict, runner, s
         assert writes["outside_statement_seconds"] >= 0
     assert {"state/merge_events", "state/write_states"} <= set(ing["state"]["write_rounds"]["statement_seconds"])
     assert "associative/lock_timeline" in ing["associative"]["write_rounds"]["statement_seconds"]
+    # the warm-process section: the same recalls in this process and through a graphmem shell
+    warm = report["warm"]
+    assert warm["questions"] >= 1 and warm["k"] == 10 and warm["shell_exit"] == 0
+    assert warm["shell_start_s"] > 0
+    for memory in ("state", "associative"):
+        summary = warm[memory]
+        assert summary["same_items"] == 1.0  # both paths ran the same recall
+        assert 0 < summary["in_process_ms"]["p50"] <= summary["in_process_ms"]["p95"]
+        assert 0 < summary["warm_ms"]["p50"] <= summary["warm_ms"]["p95"]
+        assert summary["ratio_p50"] == round(summary["warm_ms"]["p50"]
+                                             / summary["in_process_ms"]["p50"], 3)
+        assert warm["targets"][f"{memory} warm/in-process p50"] == summary["target"]
+    cold = warm["cold_cli_s"]
+    assert set(cold) == {"graphmem --help", "graphmem neo4j status", "graphmem state recall (cold)"}
+    assert cold["graphmem --help"]["exit_codes"] == [0]
+    assert cold["graphmem state recall (cold)"]["exit_codes"] == [0]
+    assert all(len(v["seconds"]) == 1 and v["seconds"][0] > 0 for v in cold.values())
     markdown = (out / "report.md").read_text()
     assert "- state write seconds by statement: `state/" in markdown
     assert "- associative write seconds by statement: `associative/" in markdown

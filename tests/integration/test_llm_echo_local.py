@@ -20,7 +20,7 @@ from graphmem.experience.insights import InsightText
 from graphmem.llm_local import LocalChatModel, local_chat_model
 from reliability import texts_of, tq  # noqa: F401  (tq is a fixture)
 
-pytestmark = pytest.mark.slow  # a minute or more: scheduled first
+pytestmark = pytest.mark.slow  # a minute or more: pytest -m "not slow" leaves it out
 
 
 @pytest.fixture(scope="module")

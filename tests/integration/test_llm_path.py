@@ -27,7 +27,7 @@ from graphmem.insight import InsightMemory
 from graphmem.llm import LLMUsage
 from graphmem.state import StateMemory
 
-pytestmark = pytest.mark.slow  # a minute or more: scheduled first
+pytestmark = pytest.mark.slow  # a minute or more: pytest -m "not slow" leaves it out
 
 logger = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from graphmem.llm import LLMTimeoutError, LLMUsage, constrained_schema, invoke_s
 from graphmem.llm_local import LocalChatModel, local_chat_model
 from graphmem.state.extraction import ExtractionBatch
 
-pytestmark = pytest.mark.slow  # a minute or more: scheduled first
+pytestmark = pytest.mark.slow  # a minute or more: pytest -m "not slow" leaves it out
 
 logger = logging.getLogger(__name__)
 

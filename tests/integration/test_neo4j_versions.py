@@ -23,7 +23,7 @@ from graphmem.local.ports import free_port
 from graphmem.local.versions import CALENDAR_VERSION
 from smoke_subset import assert_smoke, run_smoke
 
-pytestmark = pytest.mark.slow  # a minute or more: scheduled first
+pytestmark = pytest.mark.slow  # a minute or more: pytest -m "not slow" leaves it out
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ from graphmem.langchain.retrievers import (
     StateRetriever,
 )
 
-pytestmark = pytest.mark.slow  # a minute or more: scheduled first
+pytestmark = pytest.mark.slow  # a minute or more: pytest -m "not slow" leaves it out
 
 QUERIES = {
     "insight": "Nikolaj Coster-Waldau worked with the Fox Broadcasting Company.",

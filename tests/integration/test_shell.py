@@ -158,36 +158,3 @@ def test_commands_that_embed_nothing_load_no_torch(env, ingested) -> None:
     report = json.loads(by_args[("doctor", "-n", ingested, "--json")]["output"])
     assert report["namespaces"] == [ingested] and report["findings"] == []
     assert "neo4j" in by_args[("namespaces",)]["loaded"]  # it did connect
-
-
-def test_warm_process_section_times_both_paths_on_the_same_recalls(runner, embedder, sample,
-                                                                   neo4j_server) -> None:
-    from graphmem.evaluation.warm import server_env, warm_process_section
-
-    ns = f"test-warm-{uuid.uuid4().hex[:10]}"
-    mem = GraphMemory(runner, embedder, namespace=ns)
-    try:
-        conversations = read_locomo(sample)
-        mem.state.ingest(conversations)
-        mem.associative.ingest(conversations)
-        env = {**server_env(neo4j_server), "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
-        questions = [QUESTION, "What did Melanie paint?", "What is Caroline's identity?"]
-        section = warm_process_section(mem, ns, questions, warmup=1, cold_repeats=1, env=env)
-    finally:
-        runner.write("core/delete_namespace", namespace=ns)
-    assert section["questions"] == 2 and section["k"] == 10 and section["shell_exit"] == 0
-    assert section["shell_start_s"] > 0
-    for memory in ("state", "associative"):
-        summary = section[memory]
-        assert summary["same_items"] == 1.0  # both paths ran the same recall
-        assert 0 < summary["in_process_ms"]["p50"] <= summary["in_process_ms"]["p95"]
-        assert 0 < summary["warm_ms"]["p50"] <= summary["warm_ms"]["p95"]
-        assert summary["ratio_p50"] == round(summary["warm_ms"]["p50"]
-                                             / summary["in_process_ms"]["p50"], 3)
-        assert section["targets"][f"{memory} warm/in-process p50"] == summary["target"]
-    cold = section["cold_cli_s"]
-    assert set(cold) == {"graphmem --help", "graphmem neo4j status",
-                         "graphmem state recall (cold)"}
-    assert cold["graphmem --help"]["exit_codes"] == [0]
-    assert cold["graphmem state recall (cold)"]["exit_codes"] == [0]
-    assert all(len(v["seconds"]) == 1 and v["seconds"][0] > 0 for v in cold.values())

@@ -22,7 +22,7 @@ from graphmem.conversations import Conversation, read_locomo
 from graphmem.experience import read_trajectories
 from graphmem.facade import GraphMemory
 
-pytestmark = pytest.mark.slow  # a minute or more: scheduled first
+pytestmark = pytest.mark.slow  # a minute or more: pytest -m "not slow" leaves it out
 
 #: Turns added one message at a time (the conversation's first ones) / ingested as one batch
 #: (the turns after them: no text is in both conversations).
