@@ -92,7 +92,7 @@ def run_bench(mem: GraphMemory, server: dict[str, Any], data: Path | None, out: 
         sizes: memory units per memory (ascending after sorting; each ≥ the tenant's own units).
         questions: timed recalls per method and size.
         quick: one truncated conversation (40 turns), sizes (500, 1500), 8 questions, histories
-            of 50 and 200 turns, 1 and 2 concurrent writers of 20 turns.
+            of 50 and 100 turns, 1 and 2 concurrent writers of 20 turns.
         history_sizes: the long-history sizes (turns in one topic chain / contents of one cue).
     Raises:
         InvalidInputError: a size below 1. DataNotFoundError: LoCoMo is missing.
@@ -180,7 +180,7 @@ def run_bench(mem: GraphMemory, server: dict[str, Any], data: Path | None, out: 
                                               cold_repeats=1 if quick else 3)
         say("long histories: one topic chain and one cue grown in batches")
         report["history"] = long_history_section(
-            mem, prefix, [t.text for t in turns], (50, 200) if quick else history_sizes, say)
+            mem, prefix, [t.text for t in turns], (50, 100) if quick else history_sizes, say)
         writers = (1, 2) if quick else (1, 2, 4)
         say(f"concurrent writers: N = {', '.join(map(str, writers))}")
         report["concurrency"] = concurrency_section(

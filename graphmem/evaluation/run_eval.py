@@ -53,7 +53,7 @@ MEMCONFLICT_SKIPPED = ("skipped: MemConflict is not bundled (no license); pass -
 
 #: Sizes of the quick run (the integration test) and the full run.
 QUICK = {"locomo_conversation": "conv-30", "locomo_turns": 60, "locomo_questions": 12,
-         "retrieval_grid": False, "hotpotqa_examples": 5,
+         "retrieval_grid": False, "hotpotqa_examples": 2,
          "memconflict_personas": 1, "train_per_type": 2, "dev_per_type": 1, "ged_pairs": 8,
          "ged_timeout": 1.0, "insight_tasks": 12, "insight_lambdas": [1.0], "fgw_draws": 60,
          "beam_chats": 0}
