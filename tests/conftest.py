@@ -19,12 +19,6 @@ import pytest
 
 RUN_DIR_ENV = "GRAPHMEM_TEST_RUN_DIR"
 
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    # a pytest-xdist worker encodes on one thread (set before torch loads; the CLI subprocesses
-    # it starts inherit it): the workers and the Neo4j server already fill the cores, and
-    # torch's default of one thread per core would oversubscribe them
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    os.environ.setdefault("MKL_NUM_THREADS", "1")
 _skipped_integration: list[str] = []
 _owned_run_dir: list[Path] = []
 
