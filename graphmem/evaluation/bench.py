@@ -91,8 +91,8 @@ def run_bench(mem: GraphMemory, server: dict[str, Any], data: Path | None, out: 
             run only) the bundled sample. The full run requires the full dataset.
         sizes: memory units per memory (ascending after sorting; each ≥ the tenant's own units).
         questions: timed recalls per method and size.
-        quick: one truncated conversation (40 turns), sizes (500, 1500), 8 questions, histories
-            of 50 and 100 turns, 1 and 2 concurrent writers of 20 turns.
+        quick: one truncated conversation (24 turns), sizes (300, 900), 8 questions, histories
+            of 30 and 60 turns, 1 and 2 concurrent writers of 20 turns.
         history_sizes: the long-history sizes (turns in one topic chain / contents of one cue).
     Raises:
         InvalidInputError: a size below 1. DataNotFoundError: LoCoMo is missing.
@@ -101,13 +101,13 @@ def run_bench(mem: GraphMemory, server: dict[str, Any], data: Path | None, out: 
     say = (lambda m: console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {m}")) if console else (lambda m: None)
     seed_everything(seed)
     if quick:
-        sizes, questions = (500, 1500), min(questions, 8)
+        sizes, questions = (300, 900), min(questions, 8)
     sizes = sorted(int(s) for s in sizes)
     if not sizes or sizes[0] < 1:
         raise InvalidInputError(f"sizes must be positive, got {sizes!r}")
     locomo = resolve("locomo", data, full=not quick)
     conversations = read_locomo(locomo)
-    tenant = truncate_conversation(conversations[1], 40) if quick else conversations[0]
+    tenant = truncate_conversation(conversations[1], 24) if quick else conversations[0]
     base_convs = [tenant] if quick else conversations
     run_id = uuid.uuid4().hex[:8]
     prefix = f"bench-{run_id}"
@@ -180,7 +180,7 @@ def run_bench(mem: GraphMemory, server: dict[str, Any], data: Path | None, out: 
                                               cold_repeats=1 if quick else 3)
         say("long histories: one topic chain and one cue grown in batches")
         report["history"] = long_history_section(
-            mem, prefix, [t.text for t in turns], (50, 100) if quick else history_sizes, say)
+            mem, prefix, [t.text for t in turns], (30, 60) if quick else history_sizes, say)
         writers = (1, 2) if quick else (1, 2, 4)
         say(f"concurrent writers: N = {', '.join(map(str, writers))}")
         report["concurrency"] = concurrency_section(

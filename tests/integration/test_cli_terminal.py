@@ -121,9 +121,13 @@ def test_ingest_progress_ctrl_c_and_resume(env, locomo_conversation, namespaces,
     assert _stored(runner, ns).get("Event") == turns
 
 
-def test_recall_on_an_empty_namespace_says_so(env, locomo_sample, namespaces) -> None:
+def test_recall_on_an_empty_namespace_says_so(env, locomo_sample, namespaces, runner,
+                                              embedder) -> None:
+    from graphmem.conversations import read_locomo
+    from graphmem.facade import GraphMemory
+
     full, empty = namespaces(), namespaces()
-    assert _run(["associative", "ingest", str(locomo_sample), "-n", full], env).returncode == 0
+    GraphMemory(runner, embedder, full).associative.ingest(read_locomo(locomo_sample))
     child = _spawn(["associative", "recall", "what did Caroline research?", "-n", empty], env)
     child.expect(pexpect.EOF)
     child.close()

@@ -26,8 +26,8 @@ pytestmark = pytest.mark.slow  # a minute or more: pytest -m "not slow" leaves i
 
 #: Turns added one message at a time (the conversation's first ones) / ingested as one batch
 #: (the turns after them: no text is in both conversations).
-ADD_TURNS = 30
-BATCH_TURNS = 120
+ADD_TURNS = 16
+BATCH_TURNS = 64
 #: Turns of the foreign namespace's conversations: every turn of the tenant's and 30 more.
 FOREIGN_TURNS = ADD_TURNS + BATCH_TURNS + 30
 #: ScienceWorld trajectories of the experience batch and the insight feedback.
