@@ -1,7 +1,8 @@
 """The command line as a person meets it, in a pseudo-terminal (pexpect): progress appears
 within 2 s of starting an ingest, Ctrl-C prints what was committed and the command that
 resumes (exit 130), a recall on an empty namespace says so and lists the namespaces that hold
-memory; and for every memory the counts an ingest prints equal a count query afterwards."""
+memory; and for every memory the counts an ingest prints (the command run in-process) equal a
+count query afterwards."""
 
 from __future__ import annotations
 
@@ -161,21 +162,26 @@ def _printed_created(stdout: str) -> dict[str, int]:
 
 
 @pytest.mark.parametrize("memory", ["state", "associative", "experience", "insight"])
-def test_printed_ingest_counts_equal_a_count_query(memory, env, locomo_sample, namespaces,
+def test_printed_ingest_counts_equal_a_count_query(memory, cli_env, locomo_sample, namespaces,
                                                    runner, tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from graphmem.cli.main import app
+
     ns = namespaces()
     source = {"state": [str(locomo_sample)], "associative": [str(locomo_sample)],
               "experience": [str(datasets.resolve("scienceworld_train")), "--limit", "3"],
               "insight": [str(_feedback_file(tmp_path))]}[memory]
-    proc = _run([memory, "ingest", *source, "-n", ns], env)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    # in-process (the same command line as a subprocess, without a second model import)
+    proc = CliRunner().invoke(app, [memory, "ingest", *source, "-n", ns])
+    assert proc.exit_code == 0, proc.output[-3000:]
     printed = _printed_created(proc.stdout)
     stored = _stored(runner, ns)
     labels = set(memory_spec(memory).labels)
     assert {k: v for k, v in printed.items() if k in labels} == \
         {k: v for k, v in stored.items() if k in labels}
-    again = _run([memory, "ingest", *source, "-n", ns, "--json"], env)
-    assert again.returncode == 0, again.stderr[-2000:]
+    again = CliRunner().invoke(app, [memory, "ingest", *source, "-n", ns, "--json"])
+    assert again.exit_code == 0, again.output[-3000:]
     assert not {k: v for k, v in json.loads(again.stdout)["created"].items() if k in labels}
 
 

@@ -2,10 +2,10 @@
 ``RetrieversIntegrationTests`` for every memory's retriever and the combined one, plus tenancy,
 metadata, fusion and async == sync.
 
-Data (ingested once per module into two fresh namespaces): 10 FEVER claims replayed as insight
+Data (ingested once per module into a fresh namespace A): 10 FEVER claims replayed as insight
 feedback, 6 ScienceWorld gold tasks as experience memory, LoCoMo conv-26 session 1 (18 turns)
-into state and associative memory. Namespace B holds the same slices, so a leak from B would be
-as relevant as A's own documents.
+into state and associative memory. Namespace B holds the same slices (A's export imported), so
+a leak from B would be as relevant as A's own documents.
 """
 
 from __future__ import annotations
@@ -55,12 +55,16 @@ def _seed(mem: GraphMemory, data: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def tenants(runner, embedder, sample_data):
-    """Two namespaces with the same real slices: ``(memory_a, memory_b)``."""
+def tenants(runner, embedder, sample_data, tmp_path_factory):
+    """Two namespaces with the same real slices: ``(memory_a, memory_b)``; B is A's export
+    imported (the same nodes, properties and relationships under B's ids)."""
     a = GraphMemory(runner, embedder, f"test-ret-a-{uuid.uuid4().hex[:8]}")
     b = a.scoped(f"test-ret-b-{uuid.uuid4().hex[:8]}")
-    for mem in (a, b):
-        _seed(mem, sample_data)
+    _seed(a, sample_data)
+    export = tmp_path_factory.mktemp("retrievers") / "a.jsonl"
+    a.export_namespace(export)
+    b.import_namespace(export)
+    assert b.counts() == a.counts()
     yield a, b
     for mem in (a, b):
         mem.delete_namespace()
