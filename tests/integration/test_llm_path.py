@@ -113,7 +113,8 @@ def _rows(demo: dict[str, Any], operation: str, max_calls: int = 2) -> list[dict
     for row in rows:
         logger.info("%s: %d call(s), %d prompt + %d reply tokens", operation, row["calls"],
                     row["input_tokens"], row["output_tokens"])
-        assert 1 <= row["calls"] <= max_calls and row["input_tokens"] > 0 and row["output_tokens"] > 0
+        assert 1 <= row["calls"] <= max_calls
+        assert row["input_tokens"] > 0 and row["output_tokens"] > 0
     return rows
 
 
